@@ -1,0 +1,1 @@
+"""Game, seat and event models (added by later issues)."""

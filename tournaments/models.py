@@ -1,0 +1,1 @@
+"""Tournament models (added by later issues)."""
