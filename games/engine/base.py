@@ -1,0 +1,179 @@
+"""The interface every game of the engine offers; the site, bots and CLI speak only this."""
+
+from __future__ import annotations
+
+import random
+from abc import ABC, abstractmethod
+from collections import Counter
+from typing import Any, ClassVar, Self
+
+from .errors import IllegalAction, RecordError
+
+MIN_PLAYERS, MAX_PLAYERS = 2, 4
+
+
+class Game(ABC):
+    """A game as a state machine: it knows whose action it awaits and which actions are legal.
+
+    ``apply`` either changes the state by one action or raises ``IllegalAction`` and leaves the
+    state exactly as it was.
+    """
+
+    __slots__ = ()
+
+    name: ClassVar[str]
+    #: option name -> default; a record naming any other option is malformed
+    OPTIONS: ClassVar[dict[str, bool]] = {}
+    #: every card of the game (copies repeated), in a fixed order used by ``deal``
+    ALL_CARDS: ClassVar[tuple[str, ...]]
+    HAND_SIZE: ClassVar[int] = 8
+    REMOVED_WITH_TWO: ClassVar[int] = 30
+
+    n_players: int
+    options: dict[str, bool]
+    actions: list[str]
+
+    # -- construction ---------------------------------------------------------------------------
+    @classmethod
+    def new(
+        cls, n_players: int, setup: dict[str, Any], options: dict[str, Any] | None = None
+    ) -> Self:
+        """A game at its start, from an explicit setup or from ``{"seed": N}``."""
+        check_player_count(n_players)
+        opts = cls.check_options(options or {})
+        if set(setup) == {"seed"}:
+            seed = setup["seed"]
+            if not isinstance(seed, int) or isinstance(seed, bool):
+                raise RecordError("the seed must be a whole number")
+            setup = cls.deal(n_players, seed)
+        return cls._from_setup(n_players, setup, opts)
+
+    @classmethod
+    def check_options(cls, options: dict[str, Any]) -> dict[str, bool]:
+        if not isinstance(options, dict):
+            raise RecordError("options must be an object")
+        unknown = sorted(set(options) - set(cls.OPTIONS))
+        if unknown:
+            raise RecordError(f"unknown option {', '.join(unknown)} for {cls.name}")
+        for key, value in options.items():
+            if not isinstance(value, bool):
+                raise RecordError(f"option {key} must be true or false")
+        return {**cls.OPTIONS, **options}
+
+    @classmethod
+    def deal(cls, n_players: int, seed: int) -> dict[str, Any]:
+        """The explicit setup that the project's own shuffle makes from ``seed``."""
+        rng = random.Random(seed)
+        cards = list(cls.ALL_CARDS)
+        rng.shuffle(cards)
+        removed_n = cls.REMOVED_WITH_TWO if n_players == 2 else 0
+        removed, rest = cards[:removed_n], cards[removed_n:]
+        hands = [rest[i * cls.HAND_SIZE : (i + 1) * cls.HAND_SIZE] for i in range(n_players)]
+        deck = rest[n_players * cls.HAND_SIZE :]
+        setup: dict[str, Any] = {"hands": hands, "deck": deck, "removed": removed}
+        setup.update(cls.deal_extra(rng))
+        return setup
+
+    @classmethod
+    def deal_extra(cls, rng: random.Random) -> dict[str, Any]:
+        """Further setup a game deals after the cards (the board game's tiles)."""
+        return {}
+
+    @classmethod
+    def check_cards(cls, n_players: int, setup: dict[str, Any]) -> None:
+        """Hands, deck and removed hold every card of the game exactly once, in valid counts."""
+        for key in ("hands", "deck", "removed"):
+            if key not in setup:
+                raise RecordError(f"the setup has no '{key}'")
+        hands, deck, removed = setup["hands"], setup["deck"], setup["removed"]
+        if not isinstance(hands, list) or len(hands) != n_players:
+            raise RecordError(f"the setup needs one hand per player ({n_players})")
+        for i, hand in enumerate(hands):
+            if not isinstance(hand, list) or len(hand) != cls.HAND_SIZE:
+                raise RecordError(f"hand {i} must hold {cls.HAND_SIZE} cards")
+        if not isinstance(deck, list) or not isinstance(removed, list):
+            raise RecordError("deck and removed must be lists of cards")
+        want_removed = cls.REMOVED_WITH_TWO if n_players == 2 else 0
+        if len(removed) != want_removed:
+            raise RecordError(
+                f"a {n_players}-player game has {want_removed} removed cards, not {len(removed)}"
+            )
+        named = [card for hand in hands for card in hand] + deck + removed
+        if not all(isinstance(card, str) for card in named):
+            raise RecordError("cards are written as strings such as 'r7'")
+        seen = Counter(named)
+        full = Counter(cls.ALL_CARDS)
+        for card in seen:
+            if card not in full:
+                raise RecordError(f"'{card}' is not a card of {cls.name}")
+        for card, count in sorted(full.items()):
+            if seen[card] != count:
+                raise RecordError(
+                    f"{card} appears {seen[card]} times; the game has it {count} times"
+                )
+
+    @classmethod
+    @abstractmethod
+    def _from_setup(cls, n_players: int, setup: dict[str, Any], options: dict[str, bool]) -> Self:
+        """Build the start state from a checked-for-cards setup and checked options."""
+
+    # -- the state machine ----------------------------------------------------------------------
+    @property
+    @abstractmethod
+    def to_move(self) -> int | None:
+        """The player whose action is awaited; None once the game is finished."""
+
+    @property
+    def finished(self) -> bool:
+        return self.to_move is None
+
+    @abstractmethod
+    def legal(self) -> list[str]:
+        """Every distinct legal action now, in canonical spelling, sorted as plain strings."""
+
+    @abstractmethod
+    def apply(self, action: str, player: int | None = None) -> None:
+        """Apply one action (for ``player`` when given) or raise ``IllegalAction``."""
+
+    def check_player(self, player: int | None) -> None:
+        to_move = self.to_move
+        if to_move is None:
+            raise IllegalAction("game_over")
+        if player is not None and player != to_move:
+            raise IllegalAction("not_your_turn", to_move=to_move, player=player)
+
+    @abstractmethod
+    def scores(self) -> list[int]:
+        """Final scores, or the scores as if the game ended now."""
+
+    def winners(self) -> list[int]:
+        """Every player with the highest score once finished (ties share the win); else []."""
+        if not self.finished:
+            return []
+        scores = self.scores()
+        best = max(scores)
+        return [i for i, s in enumerate(scores) if s == best]
+
+    @abstractmethod
+    def view(self, player: int | None = None) -> dict[str, Any]:
+        """The state as JSON data: everything (None) or only what ``player`` may see."""
+
+    @abstractmethod
+    def cards_everywhere(self) -> list[str]:
+        """Every card of the game wherever it now lies (hands, deck, removed, piles, rows).
+
+        Property tests check this against ``ALL_CARDS``: no card is lost or made twice.
+        """
+
+    @abstractmethod
+    def copy(self) -> Self:
+        """An independent copy (bots try actions on copies)."""
+
+    def check_viewer(self, player: int | None) -> None:
+        if player is not None and not 0 <= player < self.n_players:
+            raise IllegalAction("bad_player", player=player, last=self.n_players - 1)
+
+
+def check_player_count(n_players: int) -> None:
+    if not isinstance(n_players, int) or not MIN_PLAYERS <= n_players <= MAX_PLAYERS:
+        raise RecordError(f"a game has {MIN_PLAYERS} to {MAX_PLAYERS} players")

@@ -1,0 +1,520 @@
+"""Keltis, the board game (rules.md §1), as a state machine over records.md actions.
+
+The state is kept in flat lists indexed by player and colour, and actions are parsed by a table
+look-up, so that a complete random game and a replay stay cheap (see bench/engine.py).
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from typing import Any, ClassVar, Self
+
+from .base import Game
+from .board_layouts import (
+    DEFAULT_LAYOUT,
+    END_STONE,
+    GOAL_FROM,
+    STONE_VALUES,
+    TILES,
+    tile_positions,
+)
+from .cards import (
+    ASCENDING,
+    COLOUR_INDEX,
+    COLOUR_NAMES,
+    COLOURS,
+    DESCENDING,
+    DIRECTION_NAMES,
+    UNDECIDED,
+    card_sort_key,
+    number_cards,
+    sort_cards,
+)
+from .errors import IllegalAction, MalformedAction, RecordError
+
+GOAL_FIGURES_TO_END = 5
+SMALL_FIGURES = 4
+WISH_SCORES = (-4, -3, 2, 3, 6, 10)  # index = wishing stones held, capped at 5
+WISH_TILE, CLOVER_TILE = "wish", "clover"
+
+PLAY_PHASE, CLOVER_PHASE, DRAW_PHASE, FINISHED = 0, 1, 2, 3
+PHASE_NAMES = ("play", "clover", "draw", "finished")
+
+# Parsed actions: (kind, card, colour index, value, extra).
+START, PLAY, REDIRECT, DISCARD, CLOVER, DRAW = range(6)
+NOBODY = -1  # '>-' and 'clover pass' move no figure; 'draw deck' takes from no pile
+
+_CARDS = tuple(number_cards({v: 1 for v in range(11)}))
+_CARD_CV = {card: (COLOUR_INDEX[card[0]], int(card[1:])) for card in _CARDS}
+
+
+def _action_table() -> dict[str, tuple[int, str, int, int, Any]]:
+    table: dict[str, tuple[int, str, int, int, Any]] = {}
+    for card, (ci, value) in _CARD_CV.items():
+        table[f"play {card} big"] = (START, card, ci, value, True)
+        table[f"play {card} small"] = (START, card, ci, value, False)
+        table[f"play {card}"] = (PLAY, card, ci, value, None)
+        table[f"play {card} >-"] = (REDIRECT, card, ci, value, NOBODY)
+        for ti, target in enumerate(COLOURS):
+            table[f"play {card} >{target}"] = (REDIRECT, card, ci, value, ti)
+        table[f"discard {card}"] = (DISCARD, card, ci, value, None)
+    table["clover pass"] = (CLOVER, "", NOBODY, 0, NOBODY)
+    table["draw deck"] = (DRAW, "", NOBODY, 0, NOBODY)
+    for ci, colour in enumerate(COLOURS):
+        table[f"clover {colour}"] = (CLOVER, "", ci, 0, ci)
+        table[f"draw {colour}"] = (DRAW, "", ci, 0, ci)
+    return table
+
+
+ACTIONS = _action_table()
+_S_PLAY = {card: f"play {card}" for card in _CARDS}
+_S_BIG = {card: f"play {card} big" for card in _CARDS}
+_S_SMALL = {card: f"play {card} small" for card in _CARDS}
+_S_DISCARD = {card: f"discard {card}" for card in _CARDS}
+_S_NONE = {card: f"play {card} >-" for card in _CARDS}
+_S_REDIRECT = {card: tuple(f"play {card} >{t}" for t in COLOURS) for card in _CARDS}
+_S_CLOVER = tuple(f"clover {c}" for c in COLOURS)
+_S_DRAW = tuple(f"draw {c}" for c in COLOURS)
+
+
+def wish_score(stones: int) -> int:
+    return WISH_SCORES[min(stones, len(WISH_SCORES) - 1)]
+
+
+class BoardGame(Game):
+    """One game of Keltis (board game) from its setup; ``actions`` holds what was applied."""
+
+    name = "keltis"
+    OPTIONS: ClassVar[dict[str, bool]] = {"no_redraw_own_discard": False}
+    ALL_CARDS = tuple(number_cards({v: 2 for v in range(11)}))
+
+    __slots__ = (
+        "_legal",
+        "actions",
+        "big",
+        "col_cards",
+        "current",
+        "deck",
+        "deck_pos",
+        "dirs",
+        "discarded",
+        "end_reason",
+        "goal",
+        "hands",
+        "last",
+        "n_players",
+        "no_redraw",
+        "options",
+        "phase",
+        "piles",
+        "points",
+        "pos",
+        "removed",
+        "smalls_out",
+        "tiles",
+        "wishes",
+    )  # fmt: skip
+
+    # -- setup ----------------------------------------------------------------------------------
+    @classmethod
+    def deal_extra(cls, rng: random.Random) -> dict[str, Any]:
+        tiles = list(TILES)
+        rng.shuffle(tiles)
+        board: dict[str, dict[str, str]] = {c: {} for c in COLOURS}
+        for (colour, stone), tile in zip(tile_positions(DEFAULT_LAYOUT), tiles, strict=True):
+            board[colour][str(stone)] = tile
+        return {"tiles": board}
+
+    @classmethod
+    def _from_setup(cls, n_players: int, setup: dict[str, Any], options: dict[str, bool]) -> Self:
+        unknown = sorted(set(setup) - {"hands", "deck", "removed", "tiles"})
+        if unknown:
+            raise RecordError(f"unknown setup key {', '.join(unknown)}")
+        cls.check_cards(n_players, setup)
+        tiles = _read_tiles(setup.get("tiles"))
+        game = cls.__new__(cls)
+        game.n_players = n_players
+        game.options = options
+        game.no_redraw = options["no_redraw_own_discard"]
+        game.hands = [list(hand) for hand in setup["hands"]]
+        game.deck = list(setup["deck"])
+        game.deck_pos = 0
+        game.removed = list(setup["removed"])
+        game.piles = [[] for _ in COLOURS]
+        game.col_cards = [[[] for _ in COLOURS] for _ in range(n_players)]
+        game.last = [[-1] * 5 for _ in range(n_players)]
+        game.dirs = [[UNDECIDED] * 5 for _ in range(n_players)]
+        game.pos = [[0] * 5 for _ in range(n_players)]
+        game.big = [NOBODY] * n_players
+        game.smalls_out = [0] * n_players
+        game.tiles = tiles
+        game.wishes = [0] * n_players
+        game.points = [0] * n_players
+        game.goal = 0
+        game.phase = PLAY_PHASE
+        game.current = 0
+        game.discarded = NOBODY
+        game.end_reason = None
+        game.actions = []
+        game._legal = None
+        return game
+
+    def copy(self) -> Self:
+        game = self.__class__.__new__(self.__class__)
+        game.n_players = self.n_players
+        game.options = self.options
+        game.no_redraw = self.no_redraw
+        game.hands = [list(h) for h in self.hands]
+        game.deck = self.deck  # never mutated: drawing moves deck_pos
+        game.deck_pos = self.deck_pos
+        game.removed = self.removed
+        game.piles = [list(p) for p in self.piles]
+        game.col_cards = [[list(col) for col in cols] for cols in self.col_cards]
+        game.last = [list(x) for x in self.last]
+        game.dirs = [list(x) for x in self.dirs]
+        game.pos = [list(x) for x in self.pos]
+        game.big = list(self.big)
+        game.smalls_out = list(self.smalls_out)
+        game.tiles = [list(t) for t in self.tiles]
+        game.wishes = list(self.wishes)
+        game.points = list(self.points)
+        game.goal = self.goal
+        game.phase = self.phase
+        game.current = self.current
+        game.discarded = self.discarded
+        game.end_reason = self.end_reason
+        game.actions = list(self.actions)
+        game._legal = self._legal
+        return game
+
+    # -- questions ------------------------------------------------------------------------------
+    @property
+    def to_move(self) -> int | None:
+        return None if self.phase == FINISHED else self.current
+
+    @property
+    def phase_name(self) -> str:
+        return PHASE_NAMES[self.phase]
+
+    @property
+    def deck_count(self) -> int:
+        return len(self.deck) - self.deck_pos
+
+    def movable(self, player: int) -> list[int]:
+        """Colours of the player's figures that may step forward (on a path, not at its end)."""
+        return [c for c, stone in enumerate(self.pos[player]) if 0 < stone < END_STONE]
+
+    def legal(self) -> list[str]:
+        if self._legal is None:
+            self._legal = self._list_legal()
+        return list(self._legal)
+
+    def _list_legal(self) -> list[str]:
+        phase, p = self.phase, self.current
+        if phase == FINISHED:
+            return []
+        out: list[str] = []
+        if phase == DRAW_PHASE:
+            out.append("draw deck")
+            skip = self.discarded if self.no_redraw else NOBODY
+            for ci, pile in enumerate(self.piles):
+                if pile and ci != skip:
+                    out.append(_S_DRAW[ci])
+        elif phase == CLOVER_PHASE:
+            out.extend(_S_CLOVER[c] for c in self.movable(p))
+            out.append("clover pass")
+        else:
+            last, dirs, pos, cols = self.last[p], self.dirs[p], self.pos[p], self.col_cards[p]
+            movable: list[int] | None = None
+            for card in set(self.hands[p]):
+                ci, value = _CARD_CV[card]
+                out.append(_S_DISCARD[card])
+                if not cols[ci]:
+                    if self.big[p] == NOBODY:
+                        out.append(_S_BIG[card])
+                    if self.smalls_out[p] < SMALL_FIGURES:
+                        out.append(_S_SMALL[card])
+                    continue
+                d = dirs[ci]
+                if (d == ASCENDING and value < last[ci]) or (
+                    d == DESCENDING and value > last[ci]
+                ):
+                    continue
+                if pos[ci] == END_STONE:
+                    if movable is None:
+                        movable = self.movable(p)
+                    redirects = _S_REDIRECT[card]
+                    out.extend(redirects[t] for t in movable)
+                    out.append(_S_NONE[card])
+                else:
+                    out.append(_S_PLAY[card])
+        out.sort()
+        return out
+
+    # -- actions --------------------------------------------------------------------------------
+    def apply(self, action: str, player: int | None = None) -> None:
+        self.check_player(player)
+        parsed = ACTIONS.get(action) if isinstance(action, str) else None
+        if parsed is None:
+            raise _malformed(action)
+        kind, card, ci, value, extra = parsed
+        phase = self.phase
+        if phase == PLAY_PHASE:
+            if kind == DISCARD:
+                self._discard(card, ci)
+            elif kind in (START, PLAY, REDIRECT):
+                self._play(kind, card, ci, value, extra)
+            else:
+                raise IllegalAction("must_play")
+        elif phase == CLOVER_PHASE:
+            if kind != CLOVER:
+                raise IllegalAction("must_clover")
+            self._clover(extra)
+        else:
+            if kind != DRAW:
+                raise IllegalAction("must_draw")
+            self._draw(extra)
+        self.actions.append(action)
+        self._legal = None
+
+    def _take_from_hand(self, card: str) -> None:
+        try:
+            self.hands[self.current].remove(card)
+        except ValueError:
+            raise IllegalAction("card_not_in_hand", card=card) from None
+
+    def _discard(self, card: str, ci: int) -> None:
+        self._take_from_hand(card)
+        self.piles[ci].append(card)
+        self.discarded = ci
+        self.phase = DRAW_PHASE
+
+    def _play(self, kind: int, card: str, ci: int, value: int, extra: Any) -> None:
+        p = self.current
+        colour = COLOURS[ci]
+        if card not in self.hands[p]:
+            raise IllegalAction("card_not_in_hand", card=card)
+        cards = self.col_cards[p][ci]
+        pos = self.pos[p]
+        if not cards:
+            if kind != START:
+                raise IllegalAction("figure_choice_needed", colour=COLOUR_NAMES[colour])
+            if extra and self.big[p] != NOBODY:
+                raise IllegalAction("figure_not_on_start", size="big")
+            if not extra and self.smalls_out[p] >= SMALL_FIGURES:
+                raise IllegalAction("figure_not_on_start", size="small")
+            self.hands[p].remove(card)
+            if extra:
+                self.big[p] = ci
+            else:
+                self.smalls_out[p] += 1
+            cards.append(card)
+            self.last[p][ci] = value
+            self._move(p, ci)
+            return
+        if kind == START:
+            raise IllegalAction("figure_already_on_path", colour=COLOUR_NAMES[colour], card=card)
+        last, d = self.last[p][ci], self.dirs[p][ci]
+        if d == ASCENDING and value < last:
+            raise IllegalAction(
+                "column_ascending", colour=COLOUR_NAMES[colour], value=value, last=last
+            )
+        if d == DESCENDING and value > last:
+            raise IllegalAction(
+                "column_descending", colour=COLOUR_NAMES[colour], value=value, last=last
+            )
+        at_end = pos[ci] == END_STONE
+        if kind == PLAY and at_end:
+            raise IllegalAction("figure_at_end_choose", colour=COLOUR_NAMES[colour])
+        if kind == REDIRECT:
+            if not at_end:
+                raise IllegalAction("figure_not_at_end", colour=COLOUR_NAMES[colour])
+            if extra != NOBODY and not 0 < pos[extra] < END_STONE:
+                raise IllegalAction("figure_cannot_move", colour=COLOUR_NAMES[COLOURS[extra]])
+        self.hands[p].remove(card)
+        cards.append(card)
+        if d == UNDECIDED and value != last:
+            self.dirs[p][ci] = ASCENDING if value > last else DESCENDING
+        self.last[p][ci] = value
+        if kind == PLAY:
+            self._move(p, ci)
+        elif extra != NOBODY:
+            self._move(p, extra)
+        else:
+            self.phase = DRAW_PHASE
+
+    def _move(self, p: int, ci: int) -> None:
+        """Move the player's figure on path ``ci`` one stone; apply the tile; set the phase."""
+        pos = self.pos[p]
+        stone = pos[ci] + 1
+        pos[ci] = stone
+        if stone == GOAL_FROM:
+            self.goal += 1
+            if self.goal >= GOAL_FIGURES_TO_END:
+                self.phase = FINISHED
+                self.end_reason = "goal"
+                return
+        tile = self.tiles[ci][stone]
+        self.phase = DRAW_PHASE
+        if tile is None:
+            return
+        if tile == WISH_TILE:
+            self.wishes[p] += 1
+            self.tiles[ci][stone] = None
+        elif tile == CLOVER_TILE:
+            if any(0 < s < END_STONE for s in pos):
+                self.phase = CLOVER_PHASE
+        else:
+            self.points[p] += int(tile)
+
+    def _clover(self, target: int) -> None:
+        if target == NOBODY:
+            self.phase = DRAW_PHASE
+            return
+        if not 0 < self.pos[self.current][target] < END_STONE:
+            raise IllegalAction("figure_cannot_move", colour=COLOUR_NAMES[COLOURS[target]])
+        self._move(self.current, target)
+
+    def _draw(self, source: int) -> None:
+        if source == NOBODY:
+            if self.deck_pos >= len(self.deck):
+                raise IllegalAction("deck_empty")
+            card = self.deck[self.deck_pos]
+            self.deck_pos += 1
+        else:
+            pile = self.piles[source]
+            if not pile:
+                raise IllegalAction("pile_empty", colour=COLOUR_NAMES[COLOURS[source]])
+            if self.no_redraw and source == self.discarded:
+                raise IllegalAction("pile_own_discard", card=pile[-1])
+            card = pile.pop()
+        self.hands[self.current].append(card)
+        if self.deck_pos >= len(self.deck):
+            self.phase = FINISHED
+            self.end_reason = "deck"
+            return
+        self.current = (self.current + 1) % self.n_players
+        self.phase = PLAY_PHASE
+        self.discarded = NOBODY
+
+    # -- scoring and views ----------------------------------------------------------------------
+    def player_score(self, p: int) -> int:
+        total = self.points[p] + wish_score(self.wishes[p])
+        big = self.big[p]
+        for ci, stone in enumerate(self.pos[p]):
+            if stone:
+                total += STONE_VALUES[stone] * (2 if ci == big else 1)
+        return total
+
+    def scores(self) -> list[int]:
+        return [self.player_score(p) for p in range(self.n_players)]
+
+    def cards_everywhere(self) -> list[str]:
+        cards = [card for hand in self.hands for card in hand]
+        cards += self.deck[self.deck_pos :]
+        cards += self.removed
+        for pile in self.piles:
+            cards += pile
+        for cols in self.col_cards:
+            for col in cols:
+                cards += col
+        return cards
+
+    def view(self, player: int | None = None) -> dict[str, Any]:
+        self.check_viewer(player)
+        players = []
+        for p in range(self.n_players):
+            figures = {}
+            for ci, colour in enumerate(COLOURS):
+                if self.pos[p][ci]:
+                    figures[colour] = {"stone": self.pos[p][ci], "big": self.big[p] == ci}
+            players.append(
+                {
+                    "hand": sort_cards(self.hands[p]) if player in (None, p) else None,
+                    "hand_count": len(self.hands[p]),
+                    "columns": {
+                        colour: list(self.col_cards[p][ci])
+                        for ci, colour in enumerate(COLOURS)
+                        if self.col_cards[p][ci]
+                    },
+                    "directions": {
+                        colour: DIRECTION_NAMES[self.dirs[p][ci]]
+                        for ci, colour in enumerate(COLOURS)
+                        if self.col_cards[p][ci]
+                    },
+                    "figures": figures,
+                    "on_start": {
+                        "big": int(self.big[p] == NOBODY),
+                        "small": SMALL_FIGURES - self.smalls_out[p],
+                    },
+                    "wishing_stones": self.wishes[p],
+                    "tile_points": self.points[p],
+                    "score": self.player_score(p),
+                }
+            )
+        state: dict[str, Any] = {
+            "phase": self.phase_name,
+            "to_move": self.to_move,
+            "options": dict(self.options),
+            "players": players,
+            "piles": {colour: list(self.piles[ci]) for ci, colour in enumerate(COLOURS)},
+            "discarded_this_turn": (
+                self.piles[self.discarded][-1] if self.discarded != NOBODY else None
+            ),
+            "deck_count": self.deck_count,
+            "removed_count": len(self.removed),
+            "tiles": {
+                colour: {str(s): t for s, t in enumerate(self.tiles[ci]) if t is not None}
+                for ci, colour in enumerate(COLOURS)
+            },
+            "goal_count": self.goal,
+            "end_reason": self.end_reason,
+        }
+        if player is None:
+            state["deck"] = self.deck[self.deck_pos :]
+            state["removed"] = list(self.removed)
+        else:
+            state["viewer"] = player
+        return state
+
+
+def _read_tiles(tiles: Any) -> list[list[Any]]:
+    """The record's tiles as a per-colour list indexed by stone; RecordError if not valid."""
+    if not isinstance(tiles, dict) or sorted(tiles) != sorted(COLOURS):
+        raise RecordError("tiles must name the five paths g, y, r, p, b")
+    board: list[list[Any]] = [[None] * (END_STONE + 1) for _ in COLOURS]
+    counts: Counter[str] = Counter()
+    for colour, stones in tiles.items():
+        if not isinstance(stones, dict):
+            raise RecordError(f"tiles of path {colour} must map stones to tiles")
+        for stone_key, tile in stones.items():
+            if not (isinstance(stone_key, str) and stone_key.isdigit()):
+                raise RecordError(f"path {colour}: '{stone_key}' is not a stone number")
+            stone = int(stone_key)
+            if not 1 <= stone <= END_STONE:
+                raise RecordError(f"path {colour}: stones are numbered 1..9, not {stone}")
+            if tile not in (WISH_TILE, CLOVER_TILE, "1", "2", "3"):
+                raise RecordError(f"path {colour}: '{tile}' is not a tile")
+            board[COLOUR_INDEX[colour]][stone] = tile
+            counts[tile] += 1
+        if str(END_STONE) not in stones:
+            raise RecordError(f"path {colour} has no tile on its end stone")
+    if counts != Counter(TILES):
+        raise RecordError(
+            "the 25 tiles are 9 wish, 9 clover and point tiles 1, 1, 2, 2, 2, 3, 3"
+        )
+    return board
+
+
+def _malformed(action: Any) -> MalformedAction:
+    if not isinstance(action, str) or not action.strip():
+        return MalformedAction("empty_action")
+    for token in action.split():
+        looks_like_card = token[:1] in COLOURS and token[1:].isdigit()
+        if looks_like_card and token not in _CARD_CV:
+            return MalformedAction("unknown_card", card=token)
+    return MalformedAction("unknown_action", action=action)
+
+
+__all__ = ["ACTIONS", "BoardGame", "card_sort_key", "wish_score"]
