@@ -169,6 +169,42 @@ class Game(ABC):
     def copy(self) -> Self:
         """An independent copy (bots try actions on copies)."""
 
+    # -- snapshots: the site caches a game's state as JSON instead of replaying every time ------
+    def snapshot(self) -> dict[str, Any]:
+        """The whole state as JSON data; ``restore`` turns it back into an equal game.
+
+        Every public attribute of a game is JSON data (lists, dicts, numbers, strings, None);
+        attributes whose names start with ``_`` are caches and are rebuilt.
+        """
+        return {
+            "game": self.name,
+            "state": {name: getattr(self, name) for name in self._state_fields()},
+        }
+
+    @classmethod
+    def restore(cls, data: dict[str, Any]) -> Self:
+        """The game a ``snapshot`` describes (a JSON round trip included)."""
+        if data.get("game") != cls.name:
+            raise RecordError(f"the snapshot is not of {cls.name}")
+        game = cls.__new__(cls)
+        state = data["state"]
+        for name in game._state_fields():
+            setattr(game, name, state[name])
+        game._reset_caches()
+        return game.copy()  # a deep copy: the caller's data stays independent
+
+    @classmethod
+    def _state_fields(cls) -> list[str]:
+        names: list[str] = []
+        for klass in cls.__mro__:
+            for name in getattr(klass, "__slots__", ()):
+                if not name.startswith("_") and name not in names:
+                    names.append(name)
+        return names
+
+    def _reset_caches(self) -> None:  # noqa: B027  (a hook: games without caches skip it)
+        """Clear the caches a restored game must not take from the snapshot."""
+
     def check_viewer(self, player: int | None) -> None:
         if player is not None and not 0 <= player < self.n_players:
             raise IllegalAction("bad_player", player=player, last=self.n_players - 1)

@@ -160,6 +160,9 @@ class BoardGame(Game):
         game._legal = None
         return game
 
+    def _reset_caches(self) -> None:
+        self._legal = None
+
     def copy(self) -> Self:
         game = self.__class__.__new__(self.__class__)
         game.n_players = self.n_players
