@@ -10,6 +10,8 @@ from typing import Any, ClassVar, Self
 from .errors import IllegalAction, RecordError
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 4
+#: ``view(SPECTATOR)`` shows what anyone may see: no hand at all, no deck order, no removed cards
+SPECTATOR = -1
 
 
 class Game(ABC):
@@ -156,7 +158,8 @@ class Game(ABC):
 
     @abstractmethod
     def view(self, player: int | None = None) -> dict[str, Any]:
-        """The state as JSON data: everything (None) or only what ``player`` may see."""
+        """The state as JSON data: everything (None), or only what ``player`` may see
+        (``SPECTATOR``: only what is public)."""
 
     @abstractmethod
     def cards_everywhere(self) -> list[str]:
@@ -206,7 +209,7 @@ class Game(ABC):
         """Clear the caches a restored game must not take from the snapshot."""
 
     def check_viewer(self, player: int | None) -> None:
-        if player is not None and not 0 <= player < self.n_players:
+        if player is not None and player != SPECTATOR and not 0 <= player < self.n_players:
             raise IllegalAction("bad_player", player=player, last=self.n_players - 1)
 
 

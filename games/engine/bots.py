@@ -47,8 +47,8 @@ class GreedyBot:
 
 
 def _heuristic(name: str) -> Heuristic:
-    if not HEURISTICS:
-        from . import board_greedy  # noqa: F401  (registers itself)
+    if name not in HEURISTICS:
+        from . import board_greedy, cardgame_greedy  # noqa: F401  (register themselves)
     return HEURISTICS[name]
 
 

@@ -62,6 +62,15 @@ MESSAGES: dict[str, str] = {
     "wish_same_card": "You hold only one {card}.",
     "end_phase_no_more": "You have laid your two cards.",
     "end_phase_no_discard": "At the end of the game cards can only be laid, not discarded.",
+    "end_phase_no_wish": "At the end of the game no wishing stone can be claimed.",
+    "end_phase_new_row": (
+        "At the end of the game cards go only onto your existing rows: you have no {colour} row."
+    ),
+    "row_ascending": "Your {colour} row is ascending: {value} is lower than its last card {last}.",
+    "row_descending": (
+        "Your {colour} row is descending: {value} is higher than its last card {last}."
+    ),
+    "wish_no_stone": "There is no wishing stone {value}: the stones are numbered 1 to 9.",
     # records
     "bad_record": "The record is not valid: {reason}",
     "bad_player": "There is no player {player} in this game (players are 0 to {last}).",

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from .base import Game
 from .board import BoardGame
+from .cardgame import CardGame
 from .errors import RecordError
 
-GAMES: dict[str, type[Game]] = {BoardGame.name: BoardGame}
+GAMES: dict[str, type[Game]] = {BoardGame.name: BoardGame, CardGame.name: CardGame}
 
 
 def game_class(name: str) -> type[Game]:

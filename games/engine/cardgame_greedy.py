@@ -1,0 +1,201 @@
+"""A one-step heuristic for Keltis: Das Kartenspiel (the ``greedy`` bot).
+
+Each legal action is tried on a copy and the result is valued for the player to move: the score
+as if the game ended now, but with every open row valued at the length it may still reach (the
+fitting cards in hand, plus the unseen fitting cards the player may yet draw). So the bot lays
+small steps, keeps cards that fit, discards dead ones, starts a row only while it can still
+grow, claims wishing stones when the two cards are worth less than the stone, and closes a row
+once it cannot grow. The generator only breaks ties.
+"""
+
+from __future__ import annotations
+
+import random
+
+from .base import Game
+from .bots import HEURISTICS
+from .cardgame import (
+    DRAW_PHASE,
+    END_PHASE,
+    FINISHED,
+    PLAY_PHASE,
+    ROW_SCORES,
+    CardGame,
+    wish_score,
+)
+from .cards import ASCENDING, CARDS, CLOSING, COLOUR_INDEX, DESCENDING, NUMBER
+
+#: a hand card is laid later with at most this chance (fewer turns left: less)
+HAND_CHANCE = 0.9
+#: of the fitting cards the player draws, the share that still fits when laid
+DRAWN_FIT = 0.6
+#: an unstarted colour counts this share of what starting it would be worth
+UNSTARTED_SHARE = 0.5
+#: what an unknown deck card is worth in hand, against a known card from a pile
+DECK_CARD_VALUE = 0.6
+#: ending the game: bonus when leading by this margin, malus otherwise
+END_MARGIN, END_WEIGHT = 2, 4.0
+
+_INFO = {
+    card: (CARDS[card].kind, COLOUR_INDEX.get(CARDS[card].colour or "", -1), CARDS[card].value)
+    for card in set(CardGame.ALL_CARDS)
+}
+_FULL = [[0] * 11 for _ in range(5)]  # copies of each number card, by colour and value
+for _card in CardGame.ALL_CARDS:
+    _kind, _ci, _value = _INFO[_card]
+    if _kind == NUMBER:
+        _FULL[_ci][_value] += 1
+
+
+def _row_value(length: float) -> float:
+    """The row score table, interpolated for an expected (fractional) number of cards."""
+    if length >= len(ROW_SCORES) - 1:
+        return float(ROW_SCORES[-1])
+    low = int(length)
+    frac = length - low
+    return ROW_SCORES[low] + frac * (ROW_SCORES[low + 1] - ROW_SCORES[low])
+
+
+def _unseen(game: CardGame, p: int) -> list[list[int]]:
+    """Number cards ``p`` has not seen (deck, removed, other hands), by colour and value."""
+    counts = [list(row) for row in _FULL]
+    seen: list[str] = list(game.hands[p])
+    for pile in game.piles:
+        seen += pile
+    for rows in game.rows:
+        for row in rows:
+            seen += row
+    for card in seen:
+        kind, ci, value = _INFO[card]
+        if kind == NUMBER:
+            counts[ci][value] -= 1
+    return counts
+
+
+def _fits(direction: int, last: int, value: int) -> bool:
+    if direction == ASCENDING:
+        return value >= last
+    if direction == DESCENDING:
+        return value <= last
+    return True
+
+
+def evaluate(game: CardGame, p: int, unseen: list[list[int]], draw_rate: float) -> float:
+    """What the position is worth to ``p``: the score with open rows at their likely length."""
+    if game.phase in (END_PHASE, FINISHED):
+        return float(game.player_score(p))
+    hand = game.hands[p]
+    turns_left = game.deck_count / game.n_players
+    chance = min(HAND_CHANCE, turns_left / 8)
+    by_colour: list[list[int]] = [[] for _ in range(5)]
+    closings = [0] * 5
+    points = 0
+    by_value = [0] * 11
+    for card in hand:
+        kind, ci, value = _INFO[card]
+        if kind == NUMBER:
+            by_colour[ci].append(value)
+            by_value[value] += 1
+        elif kind == CLOSING:
+            closings[ci] += 1
+        else:
+            points += 1
+            by_value[value] += 1
+    total = len(game.point_rows[p]) + chance * points
+    stones = len(game.stones[p])
+    total += wish_score(stones)
+    if any(by_value[v] > 1 and game.free[v] for v in range(1, 10)):
+        total += 0.5 * chance * (wish_score(stones + 1) - wish_score(stones))
+    rows, last, dirs, closed = game.rows[p], game.last[p], game.dirs[p], game.closed[p]
+    for ci in range(5):
+        row = rows[ci]
+        values = by_colour[ci]
+        if closed[ci]:
+            extra = chance * min(closings[ci], 2 - closed[ci])
+            total += _row_value(len(row) + extra)
+            continue
+        cards_left = unseen[ci]
+        if row:
+            options = (dirs[ci],) if dirs[ci] else (ASCENDING, DESCENDING)
+            start, length = last[ci], len(row)
+        else:
+            if not values:
+                continue
+            # start from the hand's extreme card, in the direction that keeps the most room
+            low, high = min(values), max(values)
+            options = (ASCENDING,) if 10 - low >= high else (DESCENDING,)
+            start = low if options[0] == ASCENDING else high
+            length = 1
+            values = list(values)
+            values.remove(start)
+        best = -99.0
+        for direction in options:
+            in_hand = sum(1 for v in values if _fits(direction, start, v))
+            to_draw = sum(cards_left[v] for v in range(11) if _fits(direction, start, v))
+            expect = length + chance * (in_hand + min(closings[ci], 1))
+            expect += DRAWN_FIT * draw_rate * to_draw
+            best = max(best, _row_value(expect))
+        total += best if row else UNSTARTED_SHARE * max(0.0, chance * best)
+    return total
+
+
+def greedy_action(game: Game, rng: random.Random) -> str:
+    """The legal action whose result ``evaluate`` values highest (ties broken by ``rng``)."""
+    assert isinstance(game, CardGame)
+    legal = game.legal()
+    if len(legal) == 1:
+        return legal[0]
+    p = game.current
+    if game.phase == END_PHASE:
+        return _end_phase_action(game, p, legal, rng)
+    unseen = _unseen(game, p)
+    hidden = sum(sum(row) for row in unseen) + 1
+    draw_rate = game.deck_count / hidden / game.n_players
+    base = evaluate(game, p, unseen, draw_rate)
+    best_value, best = -1e9, []
+    for action in legal:
+        if action == "draw deck":
+            value = base + DECK_CARD_VALUE
+        else:
+            trial = game.copy()
+            trial.apply(action)
+            value = evaluate(trial, p, unseen, draw_rate)
+            if game.phase == PLAY_PHASE:
+                if trial.phase == DRAW_PHASE:  # the cards still to draw (two after a wish)
+                    value += DECK_CARD_VALUE * trial.draws_left
+                else:
+                    value += _ending_bonus(trial, p)
+        if value > best_value + 1e-9:
+            best_value, best = value, [action]
+        elif value > best_value - 1e-9:
+            best.append(action)
+    return rng.choice(best)
+
+
+def _ending_bonus(game: CardGame, p: int) -> float:
+    """Ending the game pays when ahead (the others' last lays allowed for), else it costs."""
+    scores = game.scores()
+    others = max(s for i, s in enumerate(scores) if i != p)
+    return END_WEIGHT if scores[p] >= others + END_MARGIN else -END_WEIGHT
+
+
+def _end_phase_action(game: CardGame, p: int, legal: list[str], rng: random.Random) -> str:
+    """The last lays: the one that adds most to the score (every lay adds at least 1)."""
+    base = game.player_score(p)
+    best_gain, best = 0, ["done"]
+    for action in legal:
+        if action == "done":
+            continue
+        trial = game.copy()
+        trial.apply(action)
+        gain = trial.player_score(p) - base
+        if gain > best_gain:
+            best_gain, best = gain, [action]
+        elif gain == best_gain:
+            best.append(action)
+    return rng.choice(best)
+
+
+HEURISTICS[CardGame.name] = greedy_action
+
+__all__ = ["evaluate", "greedy_action"]
