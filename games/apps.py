@@ -6,3 +6,9 @@ from django.apps import AppConfig
 class GamesConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
     name = "games"
+
+    def ready(self) -> None:
+        from . import services, tasks
+
+        if tasks.after_action not in services.AFTER_COMMIT_HOOKS:
+            services.AFTER_COMMIT_HOOKS.append(tasks.after_action)

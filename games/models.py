@@ -1,1 +1,177 @@
-"""Game, seat and event models (added by later issues)."""
+"""Games stored as append-only event logs, with a cached engine snapshot.
+
+The setup is stored in explicit record form (never re-derived from a seed), each action as an
+``Event`` row that is never updated or deleted, and ``Snapshot`` holds the engine state after
+``seq`` events so that a page or a move need not replay the whole game.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+
+class GameKind(models.TextChoices):
+    """The engine's game names."""
+
+    BOARD = "keltis", _("Keltis")
+    CARDS = "keltis-cards", _("Keltis: the card game")
+
+
+class GameStatus(models.TextChoices):
+    OPEN = "open", _("waiting for players")
+    RUNNING = "running", _("running")
+    FINISHED = "finished", _("finished")
+    CANCELLED = "cancelled", _("cancelled")
+
+
+class BotKind(models.TextChoices):
+    RANDOM = "random", _("random bot")
+    GREEDY = "greedy", _("greedy bot")
+
+
+DAYS_PER_MOVE_CHOICES = [(d, d) for d in (1, 2, 3, 5, 7, 14)]
+
+
+class Game(models.Model):
+    kind = models.CharField(_("game"), max_length=20, choices=GameKind.choices)
+    options = models.JSONField(_("options"), default=dict, blank=True)
+    player_count = models.PositiveSmallIntegerField(
+        _("players"), validators=[MinValueValidator(2), MaxValueValidator(4)]
+    )
+    days_per_move = models.PositiveSmallIntegerField(
+        _("days per move"), choices=DAYS_PER_MOVE_CHOICES, default=3
+    )
+    status = models.CharField(
+        max_length=10, choices=GameStatus.choices, default=GameStatus.OPEN, db_index=True
+    )
+    #: the explicit record setup (hands, deck, removed, tiles): hidden while the game runs
+    setup = models.JSONField()
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+        related_name="created_games",
+    )
+    created_at = models.DateTimeField(default=timezone.now, db_index=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    #: how many events the game has; the next event gets seq + 1
+    seq = models.PositiveIntegerField(default=0)
+    #: seat index whose action is awaited (None unless running); indexed for "my turn" lists
+    to_move = models.PositiveSmallIntegerField(null=True, blank=True, db_index=True)
+    #: when the seat to move last got the turn (start of its clock)
+    turn_started_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(player_count__gte=2, player_count__lte=4), name="game_player_count"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} #{self.pk}"
+
+    def record_players(self) -> list[str]:
+        return [seat.name for seat in self.seats.all()]
+
+
+class Seat(models.Model):
+    """A place at the table: a person or a bot, in seating (turn) order."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="seats")
+    index = models.PositiveSmallIntegerField()
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
+        related_name="seats",
+    )
+    bot = models.CharField(max_length=10, choices=BotKind.choices, blank=True)
+    joined_at = models.DateTimeField(default=timezone.now)
+    score = models.IntegerField(null=True, blank=True)
+    place = models.PositiveSmallIntegerField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["game", "index"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "index"], name="seat_unique_index"),
+            models.UniqueConstraint(
+                fields=["game", "user"], condition=Q(user__isnull=False), name="seat_unique_user"
+            ),
+            models.CheckConstraint(
+                condition=(Q(user__isnull=False) & Q(bot="")) | (Q(user__isnull=True) & ~Q(bot="")),
+                name="seat_person_or_bot",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.game} seat {self.index}: {self.name}"
+
+    @property
+    def name(self) -> str:
+        if self.user_id is None:
+            return str(BotKind(self.bot).label)
+        return self.user.public_name
+
+    @property
+    def is_bot(self) -> bool:
+        return bool(self.bot)
+
+
+class AppendOnlyError(Exception):
+    """Raised on any attempt to change or delete a stored event."""
+
+
+class EventQuerySet(models.QuerySet["Event"]):
+    def update(self, **kwargs: Any) -> int:
+        raise AppendOnlyError("events are append-only")
+
+    def delete(self) -> tuple[int, dict[str, int]]:
+        raise AppendOnlyError("events are append-only")
+
+
+class Event(models.Model):
+    """One action of one game: append-only (the model and a database trigger refuse changes)."""
+
+    game = models.ForeignKey(Game, on_delete=models.PROTECT, related_name="events")
+    seq = models.PositiveIntegerField()
+    seat = models.PositiveSmallIntegerField()
+    action = models.CharField(max_length=40)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    objects = EventQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["game", "seq"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "seq"], name="event_unique_seq"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.game} #{self.seq}: seat {self.seat} {self.action}"
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        if not self._state.adding:
+            raise AppendOnlyError("events are append-only")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args: Any, **kwargs: Any) -> tuple[int, dict[str, int]]:
+        raise AppendOnlyError("events are append-only")
+
+
+class Snapshot(models.Model):
+    """The engine state after ``seq`` events: a cache, always rebuildable from the events."""
+
+    game = models.OneToOneField(
+        Game, on_delete=models.CASCADE, primary_key=True, related_name="snapshot"
+    )
+    seq = models.PositiveIntegerField()
+    data = models.JSONField()
+
+    def __str__(self) -> str:
+        return f"{self.game} at {self.seq}"

@@ -32,9 +32,12 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    "accounts",
     "games",
     "tournaments",
 ]
+
+AUTH_USER_MODEL = "accounts.User"
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
@@ -80,6 +83,15 @@ AUTH_PASSWORD_VALIDATORS = [
 ]
 
 LANGUAGE_CODE = "en"
+LANGUAGES = [
+    ("en", "English"),
+    ("hu", "Magyar"),
+    ("pl", "Polski"),
+    ("cs", "Čeština"),
+    ("sk", "Slovenčina"),
+    ("ru", "Русский"),
+    ("de", "Deutsch"),
+]
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True

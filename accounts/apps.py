@@ -1,0 +1,8 @@
+"""App configuration for accounts: the user model and its profile settings."""
+
+from django.apps import AppConfig
+
+
+class AccountsConfig(AppConfig):
+    default_auto_field = "django.db.models.BigAutoField"
+    name = "accounts"

@@ -1,0 +1,274 @@
+"""Writes to games: create, join, and the one path every action takes (people, bots, timeouts).
+
+``action_submit`` locks the game row, checks seat, turn and legality against the engine, appends
+the event, moves the snapshot on and finishes the game, all in one transaction; whatever must
+happen next (bots, emails) is queued only once that transaction has committed.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from games.engine import Game as EngineGame
+from games.engine import IllegalAction, RecordError, game_class
+
+from .models import BotKind, Event, Game, GameStatus, Seat, Snapshot
+
+#: called with (game_id, seq) after every committed action and game start; tasks.py registers
+AFTER_COMMIT_HOOKS: list[Callable[[int, int], None]] = []
+
+
+class GameServiceError(Exception):
+    """A refused request, with a message id and parameters for the player-facing wording."""
+
+    code = "game_error"
+    default_message = "This cannot be done."
+
+    def __init__(self, message: str | None = None, **params: Any) -> None:
+        self.params = params
+        super().__init__(message or self.default_message.format(**params))
+
+
+class GameMovedOn(GameServiceError):
+    code = "moved_on"
+    default_message = "The game has moved on since this page was shown: nothing was changed."
+
+
+class GameNotRunning(GameServiceError):
+    code = "not_running"
+    default_message = "This game is not running."
+
+
+class NotYourTurn(GameServiceError):
+    code = "not_your_turn"
+    default_message = "It is not your turn."
+
+
+class NotYourSeat(GameServiceError):
+    code = "not_your_seat"
+    default_message = "You do not play this seat."
+
+
+class CannotJoin(GameServiceError):
+    code = "cannot_join"
+
+
+class ActionRejected(GameServiceError):
+    """The engine refused the action: its message id and parameters travel with it."""
+
+    code = "illegal"
+
+    def __init__(self, error: IllegalAction) -> None:
+        self.engine_code = error.code
+        super().__init__(str(error), **error.params)
+
+
+@dataclass(frozen=True)
+class Submitted:
+    game: Game
+    event: Event
+    engine: EngineGame
+
+
+# -- reading the engine state -------------------------------------------------------------------
+def engine_start(game: Game) -> EngineGame:
+    return game_class(game.kind).new(game.player_count, game.setup, game.options)
+
+
+def engine_replay(game: Game, upto: int | None = None) -> EngineGame:
+    """The engine state rebuilt from the event log alone (after ``upto`` events, default all)."""
+    engine = engine_start(game)
+    events = Event.objects.filter(game=game).order_by("seq")
+    if upto is not None:
+        events = events.filter(seq__lte=upto)
+    for event in events.values_list("seat", "action"):
+        engine.apply(event[1], player=event[0])
+    return engine
+
+
+def engine_state(game: Game) -> EngineGame:
+    """The engine state after all of the game's events: from the snapshot when it is current."""
+    cls = game_class(game.kind)
+    snap = Snapshot.objects.filter(game=game).first()
+    if snap is not None and snap.seq == game.seq:
+        return cls.restore(snap.data)
+    return engine_replay(game)
+
+
+def snapshot_rebuild(game: Game) -> Snapshot:
+    """Recompute the snapshot from the event log (after a change of engine code, or a doubt)."""
+    engine = engine_replay(game)
+    snap, _ = Snapshot.objects.update_or_create(
+        game=game, defaults={"seq": len(engine.actions), "data": engine.snapshot()}
+    )
+    return snap
+
+
+# -- creating and joining ----------------------------------------------------------------------
+def game_create(
+    *,
+    creator: Any,
+    kind: str,
+    player_count: int,
+    options: dict[str, bool] | None = None,
+    days_per_move: int = 3,
+    bots: Sequence[str] = (),
+) -> Game:
+    """A new game with the creator in seat 0 and ``bots`` in the next seats; starts when full."""
+    cls = game_class(kind)
+    try:
+        opts = cls.check_options(options or {})
+    except RecordError as exc:
+        raise GameServiceError(str(exc)) from None
+    if not 2 <= player_count <= 4:
+        raise GameServiceError("A game has 2 to 4 players.")
+    if len(bots) > player_count - 1:
+        raise GameServiceError("There are more bots than free seats.")
+    for bot in bots:
+        if bot not in BotKind.values:
+            raise GameServiceError(f"Unknown bot '{bot}'.")
+    setup = cls.deal(player_count, secrets.randbits(62))
+    with transaction.atomic():
+        game = Game.objects.create(
+            kind=kind,
+            options=opts,
+            player_count=player_count,
+            days_per_move=days_per_move,
+            setup=setup,
+            created_by=creator,
+        )
+        Seat.objects.create(game=game, index=0, user=creator)
+        for index, bot in enumerate(bots, start=1):
+            Seat.objects.create(game=game, index=index, bot=bot)
+        if len(bots) + 1 == player_count:
+            _start(game)
+    return game
+
+
+def game_join(*, game_id: int, user: Any) -> Game:
+    """Take the next free seat of an open game; the game starts when the table is full."""
+    with transaction.atomic():
+        game = Game.objects.select_for_update().get(pk=game_id)
+        if game.status != GameStatus.OPEN:
+            raise CannotJoin("This game is no longer open.")
+        seats = list(game.seats.all())
+        if any(seat.user_id == user.pk for seat in seats):
+            raise CannotJoin("You already have a seat in this game.")
+        Seat.objects.create(game=game, index=len(seats), user=user)
+        if len(seats) + 1 == game.player_count:
+            _start(game)
+    return game
+
+
+def game_leave(*, game_id: int, user: Any) -> Game:
+    """Leave an open game before it starts; the creator leaving cancels it."""
+    with transaction.atomic():
+        game = Game.objects.select_for_update().get(pk=game_id)
+        if game.status != GameStatus.OPEN:
+            raise CannotJoin("Only a game that has not started can be left.")
+        seat = game.seats.filter(user=user).first()
+        if seat is None:
+            raise NotYourSeat()
+        if seat.index == 0:
+            game.status = GameStatus.CANCELLED
+            game.save(update_fields=["status"])
+            return game
+        seat.delete()
+        for later in game.seats.filter(index__gt=seat.index).order_by("index"):
+            later.index -= 1
+            later.save(update_fields=["index"])
+    return game
+
+
+def _start(game: Game) -> None:
+    engine = engine_start(game)
+    now = timezone.now()
+    game.status = GameStatus.RUNNING
+    game.started_at = now
+    game.to_move = engine.to_move
+    game.turn_started_at = now
+    game.save(update_fields=["status", "started_at", "to_move", "turn_started_at"])
+    Snapshot.objects.update_or_create(game=game, defaults={"seq": 0, "data": engine.snapshot()})
+    _after_commit(game.pk, 0)
+
+
+# -- the one path of every action ---------------------------------------------------------------
+def action_submit(
+    *,
+    game_id: int,
+    seat: int,
+    action: str,
+    expected_seq: int | None = None,
+    user: Any = None,
+) -> Submitted:
+    """Apply ``action`` for ``seat`` or raise; exactly one of two racing submissions wins.
+
+    ``expected_seq`` is the number of events the submitter saw: when the game has moved on since,
+    nothing is applied. ``user``, when given, must hold the seat (bots and the deadline sweep
+    pass None and act for the seat itself).
+    """
+    with transaction.atomic():
+        game = Game.objects.select_for_update().get(pk=game_id)
+        if game.status != GameStatus.RUNNING:
+            if expected_seq is not None and expected_seq != game.seq:
+                raise GameMovedOn()
+            raise GameNotRunning()
+        if user is not None and not Seat.objects.filter(
+            game=game, index=seat, user_id=user.pk
+        ).exists():
+            raise NotYourSeat()
+        if expected_seq is not None and expected_seq != game.seq:
+            raise GameMovedOn()
+        if game.to_move != seat:
+            raise NotYourTurn()
+        engine = engine_state(game)
+        try:
+            engine.apply(action, player=seat)
+        except IllegalAction as exc:
+            raise ActionRejected(exc) from None
+        now = timezone.now()
+        previous_seq = game.seq
+        game.seq = previous_seq + 1
+        event = Event.objects.create(
+            game=game, seq=game.seq, seat=seat, action=action, created_at=now
+        )
+        moved = Snapshot.objects.filter(game=game, seq=previous_seq).update(
+            seq=game.seq, data=engine.snapshot()
+        )
+        if not moved:  # missing or stale cache: write it whole
+            Snapshot.objects.update_or_create(
+                game=game, defaults={"seq": game.seq, "data": engine.snapshot()}
+            )
+        if engine.to_move != game.to_move:
+            game.turn_started_at = now
+        game.to_move = engine.to_move
+        fields = ["seq", "to_move", "turn_started_at"]
+        if engine.finished:
+            _finish(game, engine, now)
+            fields += ["status", "finished_at"]
+        game.save(update_fields=fields)
+        _after_commit(game.pk, game.seq)
+    return Submitted(game=game, event=event, engine=engine)
+
+
+def _finish(game: Game, engine: EngineGame, now: Any) -> None:
+    """Final scores and places on the seats; tied players share a place (1, 1, 3)."""
+    scores = engine.scores()
+    game.status = GameStatus.FINISHED
+    game.finished_at = now
+    game.to_move = None
+    for seat in game.seats.all():
+        seat.score = scores[seat.index]
+        seat.place = 1 + sum(1 for s in scores if s > scores[seat.index])
+        seat.save(update_fields=["score", "place"])
+
+
+def _after_commit(game_id: int, seq: int) -> None:
+    for hook in AFTER_COMMIT_HOOKS:
+        transaction.on_commit(lambda hook=hook: hook(game_id, seq))

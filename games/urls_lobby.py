@@ -1,0 +1,3 @@
+"""Routes of the lobby, game creation and joining, my games and player profiles."""
+
+urlpatterns: list = []

@@ -1,0 +1,3 @@
+"""Routes of a game: its page, actions, history and export."""
+
+urlpatterns: list = []

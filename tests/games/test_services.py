@@ -1,0 +1,242 @@
+"""The write path of games: create, join, submit, finish; snapshots; the append-only log."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import pytest
+from django.db import connection, transaction
+from django.db.utils import DatabaseError
+
+from games.engine import game_class
+from games.engine.bots import RandomBot
+from games.models import AppendOnlyError, Event, Game, GameStatus, Seat, Snapshot
+from games.services import (
+    ActionRejected,
+    GameMovedOn,
+    GameNotRunning,
+    NotYourSeat,
+    NotYourTurn,
+    action_submit,
+    engine_replay,
+    engine_state,
+    game_create,
+    game_join,
+    snapshot_rebuild,
+)
+
+pytestmark = pytest.mark.django_db
+
+
+def two_player_game(
+    make_user: Any, kind: str = "keltis", names: tuple[Any, Any] = ("anna", "bela")
+) -> tuple[Game, Any, Any]:
+    anna, bela = make_user(names[0]), make_user(names[1])
+    game = game_create(creator=anna, kind=kind, player_count=2)
+    game_join(game_id=game.pk, user=bela)
+    game.refresh_from_db()
+    return game, anna, bela
+
+
+def first_legal(game: Game) -> str:
+    return engine_state(game).legal()[0]
+
+
+def test_game_starts_when_the_table_is_full(make_user: Any) -> None:
+    game, anna, bela = two_player_game(make_user)
+    assert game.status == GameStatus.RUNNING
+    assert game.to_move == 0 and game.seq == 0
+    assert [s.user for s in game.seats.order_by("index")] == [anna, bela]
+    # the setup is stored explicitly and is a valid deal for the engine
+    assert len(game.setup["hands"]) == 2 and len(game.setup["removed"]) == 30
+    game_class("keltis").new(2, game.setup)
+
+
+def test_submit_appends_an_event_and_moves_the_snapshot(make_user: Any) -> None:
+    game, anna, _ = two_player_game(make_user)
+    action = first_legal(game)
+    result = action_submit(game_id=game.pk, seat=0, action=action, expected_seq=0, user=anna)
+    assert result.event.seq == 1 and result.event.action == action and result.event.seat == 0
+    game.refresh_from_db()
+    assert game.seq == 1
+    assert Snapshot.objects.get(game=game).seq == 1
+    assert engine_state(game).view() == engine_replay(game).view()
+
+
+def test_snapshot_equals_replay_through_a_whole_game(make_user: Any) -> None:
+    game, anna, bela = two_player_game(make_user)
+    users = [anna, bela]
+    bot = RandomBot(7)
+    while True:
+        game.refresh_from_db()
+        if game.status == GameStatus.FINISHED:
+            break
+        action = bot.choose(engine_state(game))
+        action_submit(
+            game_id=game.pk, seat=game.to_move, action=action, expected_seq=game.seq,
+            user=users[game.to_move],
+        )
+        if game.seq % 50 == 0:
+            assert engine_state(game).view() == engine_replay(game).view()
+    replayed = engine_replay(game)
+    assert replayed.finished
+    assert engine_state(game).view() == replayed.view()
+    seats = list(game.seats.order_by("index"))
+    assert [s.score for s in seats] == replayed.scores()
+    winners = replayed.winners()
+    assert [s.place == 1 for s in seats] == [i in winners for i in range(2)]
+    assert game.finished_at is not None and game.to_move is None
+
+
+def test_rebuilt_snapshot_equals_the_cached_one(make_user: Any) -> None:
+    game, anna, _ = two_player_game(make_user)
+    action_submit(game_id=game.pk, seat=0, action=first_legal(game), user=anna)
+    cached = Snapshot.objects.get(game=game).data
+    Snapshot.objects.filter(game=game).delete()
+    assert snapshot_rebuild(game).data == cached
+
+
+def test_stale_snapshot_is_not_trusted(make_user: Any) -> None:
+    game, anna, _ = two_player_game(make_user)
+    action_submit(game_id=game.pk, seat=0, action=first_legal(game), user=anna)
+    Snapshot.objects.filter(game=game).update(seq=0)  # as if a write had been lost
+    game.refresh_from_db()
+    assert engine_state(game).view() == engine_replay(game).view()
+
+
+@pytest.mark.parametrize(
+    ("action", "error"),
+    [("play r11 big", ActionRejected), ("draw deck", ActionRejected), ("", ActionRejected)],
+)
+def test_illegal_actions_store_nothing(make_user: Any, action: str, error: type) -> None:
+    game, anna, _ = two_player_game(make_user)
+    with pytest.raises(error):
+        action_submit(game_id=game.pk, seat=0, action=action, expected_seq=0, user=anna)
+    game.refresh_from_db()
+    assert game.seq == 0 and not Event.objects.filter(game=game).exists()
+    assert Snapshot.objects.get(game=game).seq == 0
+
+
+def test_engine_error_keeps_its_message_id(make_user: Any) -> None:
+    game, anna, _ = two_player_game(make_user)
+    with pytest.raises(ActionRejected) as info:
+        action_submit(game_id=game.pk, seat=0, action="draw deck", user=anna)
+    assert info.value.engine_code == "must_play"
+
+
+def test_stale_and_foreign_submissions_are_refused(make_user: Any) -> None:
+    game, anna, bela = two_player_game(make_user)
+    stranger = make_user("csaba")
+    action = first_legal(game)
+    with pytest.raises(NotYourSeat):
+        action_submit(game_id=game.pk, seat=0, action=action, user=bela)
+    with pytest.raises(NotYourSeat):
+        action_submit(game_id=game.pk, seat=0, action=action, user=stranger)
+    with pytest.raises(NotYourTurn):
+        action_submit(game_id=game.pk, seat=1, action=action, user=bela)
+    action_submit(game_id=game.pk, seat=0, action=action, expected_seq=0, user=anna)
+    with pytest.raises(GameMovedOn):
+        action_submit(game_id=game.pk, seat=0, action="draw deck", expected_seq=0, user=anna)
+    assert Event.objects.filter(game=game).count() == 1
+
+
+def test_no_action_in_an_open_game(make_user: Any) -> None:
+    anna = make_user("anna")
+    game = game_create(creator=anna, kind="keltis", player_count=3)
+    with pytest.raises(GameNotRunning):
+        action_submit(game_id=game.pk, seat=0, action="draw deck", user=anna)
+
+
+def test_events_are_append_only(make_user: Any) -> None:
+    game, anna, _ = two_player_game(make_user)
+    event = action_submit(game_id=game.pk, seat=0, action=first_legal(game), user=anna).event
+    event.action = "discard r1"
+    with pytest.raises(AppendOnlyError):
+        event.save()
+    with pytest.raises(AppendOnlyError):
+        event.delete()
+    with pytest.raises(AppendOnlyError):
+        Event.objects.filter(game=game).update(action="x")
+    with pytest.raises(AppendOnlyError):
+        Event.objects.filter(game=game).delete()
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="the trigger is PostgreSQL's")
+def test_database_refuses_raw_updates_of_events(make_user: Any) -> None:
+    game, anna, _ = two_player_game(make_user)
+    action_submit(game_id=game.pk, seat=0, action=first_legal(game), user=anna)
+    for sql in ("UPDATE games_event SET action = 'x'", "DELETE FROM games_event"):
+        with (
+            pytest.raises(DatabaseError, match="append-only"),
+            transaction.atomic(),
+            connection.cursor() as cursor,
+        ):
+            cursor.execute(sql)
+    assert Event.objects.get(game=game).action != "x"
+
+
+def test_bots_fill_seats_and_act_after_the_person(
+    make_user: Any, celery_eager: None, django_capture_on_commit_callbacks: Any
+) -> None:
+    anna = make_user("anna")
+    game = game_create(creator=anna, kind="keltis", player_count=3, bots=["random", "greedy"])
+    game.refresh_from_db()
+    assert game.status == GameStatus.RUNNING
+    assert [s.bot for s in game.seats.order_by("index")] == ["", "random", "greedy"]
+    # anna plays and draws; after the commit both bots take their whole turns
+    with django_capture_on_commit_callbacks(execute=False) as pending:
+        action_submit(game_id=game.pk, seat=0, action=first_legal(game), user=anna)
+    assert len(pending) == 1  # queued for after the commit, not run inside the transaction
+    with django_capture_on_commit_callbacks(execute=True):
+        while game.to_move == 0 and engine_state(game).phase_name != "play":
+            action_submit(game_id=game.pk, seat=0, action=first_legal(game), user=anna)
+            game.refresh_from_db()
+    game.refresh_from_db()
+    assert game.to_move == 0 or game.status == GameStatus.FINISHED
+    seats_that_acted = set(Event.objects.filter(game=game).values_list("seat", flat=True))
+    assert seats_that_acted == {0, 1, 2}
+
+
+def race_for_one_turn(make_user: Any) -> Game:
+    """Two threads, each with its own connection, submit for the same turn at once."""
+    game, anna, _ = two_player_game(make_user, names=(None, None))
+    legal = engine_state(game).legal()
+    barrier = threading.Barrier(2)
+    outcomes: list[str] = []
+
+    def submit(action: str) -> None:
+        try:
+            barrier.wait()
+            action_submit(game_id=game.pk, seat=0, action=action, expected_seq=0, user=anna)
+            outcomes.append("stored")
+        except GameMovedOn:
+            outcomes.append("moved on")
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=submit, args=(a,)) for a in (legal[0], legal[-1])]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(outcomes) == ["moved on", "stored"]
+    return game
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.skipif(
+    connection.vendor != "postgresql", reason="row locks need PostgreSQL (CI runs it)"
+)
+def test_two_racing_submissions_store_exactly_one(make_user: Any) -> None:
+    for _round in range(5):
+        game = race_for_one_turn(make_user)
+        assert Event.objects.filter(game=game).count() == 1
+        game.refresh_from_db()
+        assert game.seq == 1 and Snapshot.objects.get(game=game).seq == 1
+
+
+def test_seat_must_be_a_person_or_a_bot(make_user: Any) -> None:
+    game, _, _ = two_player_game(make_user)
+    with pytest.raises(DatabaseError), transaction.atomic():
+        Seat.objects.create(game=game, index=5, user=None, bot="")
