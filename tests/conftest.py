@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -11,3 +12,20 @@ import pytest
 def _fast_password_hashing(settings: Any) -> None:
     """Tests create many users: a fast hasher keeps the suite quick (never in production)."""
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
+def celery_eager(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Run queued tasks in-process, as the embedded default does, even when CI names a broker.
+
+    Tests marked ``real_worker`` keep the broker: they start a real Celery worker themselves.
+    """
+    from keltis_site.celery import app
+
+    if request.node.get_closest_marker("real_worker"):
+        yield
+        return
+    old = app.conf.task_always_eager
+    app.conf.task_always_eager = True
+    yield
+    app.conf.task_always_eager = old

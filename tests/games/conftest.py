@@ -22,14 +22,3 @@ def make_user(db: None) -> Callable[..., User]:
         )
 
     return make
-
-
-@pytest.fixture
-def celery_eager(settings: Any) -> None:
-    """Run queued tasks in-process (the embedded default) even when CI names a broker."""
-    from keltis_site.celery import app
-
-    old = app.conf.task_always_eager
-    app.conf.task_always_eager = True
-    yield
-    app.conf.task_always_eager = old
