@@ -7,6 +7,7 @@ import zoneinfo
 from django.conf import settings
 from django.contrib.auth.models import AbstractUser
 from django.core.exceptions import ValidationError
+from django.core.validators import validate_email
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
@@ -16,11 +17,38 @@ def validate_time_zone(value: str) -> None:
         raise ValidationError(_("%(value)s is not a known time zone."), params={"value": value})
 
 
+DISPLAY_NAME_MIN_LENGTH = 2
+DISPLAY_NAME_MAX_LENGTH = 40
+
+
+def validate_display_name(value: str) -> None:
+    """A display name is shown to other players: 2 to 40 characters and not an email address."""
+    value = value.strip()
+    if not DISPLAY_NAME_MIN_LENGTH <= len(value) <= DISPLAY_NAME_MAX_LENGTH:
+        raise ValidationError(
+            _("A display name has %(min)d to %(max)d characters."),
+            code="length",
+            params={"min": DISPLAY_NAME_MIN_LENGTH, "max": DISPLAY_NAME_MAX_LENGTH},
+        )
+    try:
+        validate_email(value)
+    except ValidationError:
+        return
+    raise ValidationError(
+        _("Other players see your display name: do not use an email address."), code="email"
+    )
+
+
 class User(AbstractUser):
     """A player. Sign-in is by email (allauth); the display name is what others see."""
 
     email = models.EmailField(_("email address"), unique=True)
-    display_name = models.CharField(_("display name"), max_length=40, blank=True)
+    display_name = models.CharField(
+        _("display name"),
+        max_length=DISPLAY_NAME_MAX_LENGTH,
+        blank=True,
+        validators=[validate_display_name],
+    )
     time_zone = models.CharField(
         _("time zone"), max_length=64, default="UTC", validators=[validate_time_zone]
     )

@@ -1,11 +1,13 @@
 """The one settings file, driven by environment variables.
 
-Defaults suit local development: DEBUG on, SQLite in ``db.sqlite3`` and Celery tasks run
-eagerly, so ``scripts/serve`` needs neither PostgreSQL nor Redis. Production sets DEBUG=False,
-SECRET_KEY, ALLOWED_HOSTS, DATABASE_URL and CELERY_BROKER_URL.
+Defaults suit local development: DEBUG on, SQLite in ``db.sqlite3``, Celery tasks run eagerly,
+an in-process cache and emails written to files in ``var/mail/``, so ``scripts/serve`` needs
+neither PostgreSQL, Redis nor a mail server. Production sets DEBUG=False, SECRET_KEY,
+ALLOWED_HOSTS, DATABASE_URL, CELERY_BROKER_URL, CACHE_URL, EMAIL_URL and SITE_URL.
 """
 
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import environ
 
@@ -32,6 +34,8 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    "allauth",
+    "allauth.account",
     "accounts",
     "games",
     "tournaments",
@@ -47,6 +51,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "allauth.account.middleware.AccountMiddleware",
 ]
 
 ROOT_URLCONF = "keltis_site.urls"
@@ -104,3 +109,68 @@ CELERY_BROKER_URL: str = env.str("CELERY_BROKER_URL", default="")
 CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TIMEZONE = TIME_ZONE
+
+# The public address of the site, for links in emails. Links in account emails follow its
+# scheme: with https here they are https even when a proxy speaks plain http to Django.
+SITE_URL: str = env.str("SITE_URL", default="http://127.0.0.1:8000").rstrip("/")
+
+# The cache holds allauth's rate-limit counters, so production points CACHE_URL at a cache the
+# web processes share (e.g. redis://127.0.0.1:6379/1); the default is per process.
+CACHES = {"default": env.cache_url("CACHE_URL", default="locmemcache://")}
+
+# Emails go to files in var/mail/ by default, one file per email, to be read locally;
+# production sets e.g. EMAIL_URL=smtp+tls://user:password@mail.example:587.
+_email = env.email_url("EMAIL_URL", default=f"filemail:///{BASE_DIR / 'var' / 'mail'}")
+EMAIL_BACKEND: str = _email["EMAIL_BACKEND"]
+EMAIL_FILE_PATH: str = _email["EMAIL_FILE_PATH"]
+EMAIL_HOST: str = _email["EMAIL_HOST"] or "localhost"
+EMAIL_PORT: int = _email["EMAIL_PORT"] or 25
+EMAIL_HOST_USER: str = _email["EMAIL_HOST_USER"] or ""
+EMAIL_HOST_PASSWORD: str = _email["EMAIL_HOST_PASSWORD"] or ""
+EMAIL_USE_TLS: bool = _email.get("EMAIL_USE_TLS", False)
+EMAIL_USE_SSL: bool = _email.get("EMAIL_USE_SSL", False)
+DEFAULT_FROM_EMAIL: str = env.str(
+    "DEFAULT_FROM_EMAIL", default="Keltis by mail <noreply@localhost>"
+)
+
+# Accounts: django-allauth. Players sign in with their email address and a password. Nobody
+# types a username: accounts.adapter makes a unique one from the display name, never from the
+# email, as usernames are public (profile links /players/<username>/, public_name's fallback).
+AUTHENTICATION_BACKENDS = [
+    "django.contrib.auth.backends.ModelBackend",  # the admin login, by username
+    "allauth.account.auth_backends.AuthenticationBackend",  # the site's login, by email
+]
+LOGIN_URL = "account_login"
+LOGIN_REDIRECT_URL = "/"
+LOGOUT_REDIRECT_URL = "/"
+
+ACCOUNT_ADAPTER = "accounts.adapter.AccountAdapter"
+ACCOUNT_FORMS = {"signup": "accounts.forms.SignupForm"}  # adds the display name
+ACCOUNT_USER_DISPLAY = "accounts.adapter.user_display"  # the display name, in pages and emails
+ACCOUNT_USER_MODEL_USERNAME_FIELD = "username"
+ACCOUNT_LOGIN_METHODS = {"email"}
+ACCOUNT_SIGNUP_FIELDS = ["email*", "password1*", "password2*"]
+ACCOUNT_UNIQUE_EMAIL = True
+# No login until the address is verified: the site's whole point is emailing players.
+ACCOUNT_EMAIL_VERIFICATION = "mandatory"
+# The emailed link opens a page whose button (a POST) confirms: mail scanners that prefetch
+# links must not confirm addresses. The player then signs in; no automatic login.
+ACCOUNT_CONFIRM_EMAIL_ON_GET = False
+ACCOUNT_LOGIN_ON_EMAIL_CONFIRMATION = False
+# One address per account; a new one replaces it once verified.
+ACCOUNT_CHANGE_EMAIL = True
+ACCOUNT_LOGOUT_ON_GET = False
+ACCOUNT_EMAIL_SUBJECT_PREFIX = "[Keltis by mail] "
+ACCOUNT_DEFAULT_HTTP_PROTOCOL = urlsplit(SITE_URL).scheme or "http"
+# Counted in CACHES per client IP ("ip") or per email address ("key"). Failed logins: 10 a
+# minute from one IP, 5 in 5 minutes for one account; then the login form says to try later.
+# allauth's defaults apply to the other actions. Django's admin login is not limited by these.
+ACCOUNT_RATE_LIMITS = {
+    "login": "30/m/ip",
+    "login_failed": "10/m/ip,5/5m/key",
+    "signup": "20/h/ip",
+    "reset_password": "10/h/ip,3/h/key",
+}
+# Behind N reverse proxies of ours, the client IP is the N-th address from the right of
+# X-Forwarded-For; with 0 it is REMOTE_ADDR (which, behind a proxy, is the proxy's).
+ALLAUTH_TRUSTED_PROXY_COUNT: int = env.int("TRUSTED_PROXY_COUNT", default=0)

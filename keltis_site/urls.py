@@ -9,5 +9,8 @@ urlpatterns = [
     path("", home, name="home"),
     path("", include("games.urls_lobby")),
     path("", include("games.urls_play")),
+    # Our account pages first, so they win over allauth's on a shared path.
+    path("accounts/", include("accounts.urls")),
+    path("accounts/", include("allauth.urls")),
     path("admin/", admin.site.urls),
 ]

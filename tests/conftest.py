@@ -29,3 +29,19 @@ def celery_eager(request: pytest.FixtureRequest) -> Iterator[None]:
     app.conf.task_always_eager = True
     yield
     app.conf.task_always_eager = old
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache(settings: Any) -> None:
+    """Each test gets an empty in-process cache: allauth keeps its rate-limit counters in the
+    cache, so counts must not carry over between tests (and a CACHE_URL naming a real Redis
+    must not be touched by the tests)."""
+    from django.core.cache import cache
+
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "LOCATION": "tests",
+        }
+    }
+    cache.clear()

@@ -14,7 +14,18 @@ from typing import Any
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-OUR_VARIABLES = ("DEBUG", "SECRET_KEY", "ALLOWED_HOSTS", "DATABASE_URL", "CELERY_BROKER_URL")
+OUR_VARIABLES = (
+    "DEBUG",
+    "SECRET_KEY",
+    "ALLOWED_HOSTS",
+    "DATABASE_URL",
+    "CELERY_BROKER_URL",
+    "CACHE_URL",
+    "EMAIL_URL",
+    "DEFAULT_FROM_EMAIL",
+    "SITE_URL",
+    "TRUSTED_PROXY_COUNT",
+)
 
 
 def run_settings(**environment: str) -> subprocess.CompletedProcess[str]:
@@ -24,7 +35,13 @@ def run_settings(**environment: str) -> subprocess.CompletedProcess[str]:
     code = (
         "import json; from django.conf import settings as s; print(json.dumps({"
         "'db': s.DATABASES['default'], 'debug': s.DEBUG, 'hosts': s.ALLOWED_HOSTS,"
-        "'eager': s.CELERY_TASK_ALWAYS_EAGER, 'broker': s.CELERY_BROKER_URL}, default=str))"
+        "'eager': s.CELERY_TASK_ALWAYS_EAGER, 'broker': s.CELERY_BROKER_URL,"
+        "'cache': s.CACHES['default'], 'email_backend': s.EMAIL_BACKEND,"
+        "'email_file_path': s.EMAIL_FILE_PATH, 'email_host': s.EMAIL_HOST,"
+        "'email_port': s.EMAIL_PORT, 'email_user': s.EMAIL_HOST_USER,"
+        "'email_password': s.EMAIL_HOST_PASSWORD, 'email_tls': s.EMAIL_USE_TLS,"
+        "'from': s.DEFAULT_FROM_EMAIL, 'protocol': s.ACCOUNT_DEFAULT_HTTP_PROTOCOL,"
+        "'proxies': s.ALLAUTH_TRUSTED_PROXY_COUNT}, default=str))"
     )
     return subprocess.run(
         [sys.executable, "-c", code],
@@ -88,3 +105,46 @@ def test_production_reads_secret_key_and_hosts() -> None:
 
     assert values["debug"] is False
     assert values["hosts"] == ["keltis.example", "www.keltis.example"]
+
+
+def test_default_cache_is_in_process() -> None:
+    cache = settings_with()["cache"]
+
+    assert cache["BACKEND"] == "django.core.cache.backends.locmem.LocMemCache"
+
+
+def test_cache_url_selects_redis() -> None:
+    cache = settings_with(CACHE_URL="redis://127.0.0.1:6379/1")["cache"]
+
+    assert cache["BACKEND"] == "django.core.cache.backends.redis.RedisCache"
+    assert cache["LOCATION"] == "redis://127.0.0.1:6379/1"
+
+
+def test_default_email_goes_to_files_in_var_mail() -> None:
+    values = settings_with()
+
+    assert values["email_backend"] == "django.core.mail.backends.filebased.EmailBackend"
+    assert Path(values["email_file_path"]) == REPO_ROOT / "var" / "mail"
+    assert values["from"] == "Keltis by mail <noreply@localhost>"
+    assert values["protocol"] == "http"
+    assert values["proxies"] == 0
+
+
+def test_email_url_selects_smtp() -> None:
+    values = settings_with(
+        EMAIL_URL="smtp+tls://mailer:secret@mail.example:587",
+        DEFAULT_FROM_EMAIL="Keltis <keltis@mail.example>",
+    )
+
+    assert values["email_backend"] == "django.core.mail.backends.smtp.EmailBackend"
+    assert (values["email_host"], values["email_port"]) == ("mail.example", 587)
+    assert (values["email_user"], values["email_password"]) == ("mailer", "secret")
+    assert values["email_tls"] is True
+    assert values["from"] == "Keltis <keltis@mail.example>"
+
+
+def test_https_site_url_makes_email_links_https() -> None:
+    values = settings_with(SITE_URL="https://keltis.example", TRUSTED_PROXY_COUNT="1")
+
+    assert values["protocol"] == "https"
+    assert values["proxies"] == 1

@@ -1,0 +1,85 @@
+"""Forms of the accounts app: sign-up (allauth's, plus the display name) and settings."""
+
+from __future__ import annotations
+
+import functools
+import zoneinfo
+from typing import Any
+
+from allauth.account.forms import SignupForm as AllauthSignupForm
+from django import forms
+from django.conf import settings
+from django.utils.translation import gettext_lazy as _
+
+from accounts.models import (
+    DISPLAY_NAME_MAX_LENGTH,
+    DISPLAY_NAME_MIN_LENGTH,
+    validate_display_name,
+)
+
+# Listed first in the time zone select: where the site's players mostly live.
+COMMON_TIME_ZONES = (
+    "Europe/Budapest",
+    "Europe/Warsaw",
+    "Europe/Prague",
+    "Europe/Bratislava",
+    "Europe/Moscow",
+    "Europe/Kaliningrad",
+    "Europe/Berlin",
+    "Europe/Vienna",
+    "Europe/London",
+    "UTC",
+)
+# Names zoneinfo may list that mean nothing to a player.
+_HIDDEN_TIME_ZONES = frozenset({"localtime", "Factory"})
+
+
+@functools.cache
+def _time_zones() -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    available = zoneinfo.available_timezones() - _HIDDEN_TIME_ZONES
+    common = [zone for zone in COMMON_TIME_ZONES if zone in available]
+    others = sorted(available - set(common))
+    return (
+        [(zone, zone.replace("_", " ")) for zone in common],
+        [(zone, zone.replace("_", " ")) for zone in others],
+    )
+
+
+def time_zone_choices() -> list[tuple[Any, list[tuple[str, str]]]]:
+    """Grouped choices: the common zones, then every other zone zoneinfo knows, sorted."""
+    common, others = _time_zones()
+    return [(_("Common"), common), (_("All time zones"), others)]
+
+
+def display_name_field() -> forms.CharField:
+    # The length is checked by validate_display_name alone (one message, not two); the
+    # attributes let the browser check it first.
+    return forms.CharField(
+        label=_("Display name"),
+        validators=[validate_display_name],
+        help_text=_("What other players see. Your email address is never shown to them."),
+        widget=forms.TextInput(
+            attrs={
+                "autocomplete": "nickname",
+                "minlength": DISPLAY_NAME_MIN_LENGTH,
+                "maxlength": DISPLAY_NAME_MAX_LENGTH,
+            }
+        ),
+    )
+
+
+class SignupForm(AllauthSignupForm):
+    """allauth's sign-up (email, password twice) with the display name; the adapter
+    (accounts.adapter.AccountAdapter.save_user) stores it on the new user."""
+
+    display_name = display_name_field()
+
+    field_order = ("email", "display_name", "password1", "password2")
+
+
+class SettingsForm(forms.Form):
+    """The player's settings page; accounts.services.update_profile saves it."""
+
+    display_name = display_name_field()
+    time_zone = forms.ChoiceField(label=_("Time zone"), choices=time_zone_choices)
+    language = forms.ChoiceField(label=_("Language"), choices=settings.LANGUAGES)

@@ -1,0 +1,36 @@
+"""What a player changes about their own account, apart from email and password (allauth)."""
+
+from __future__ import annotations
+
+from django.core.exceptions import ValidationError
+from django.utils.translation import gettext as _
+
+from accounts.models import User
+
+
+def update_profile(user: User, *, display_name: str, time_zone: str, language: str) -> User:
+    """Set the player's display name, time zone and language, and save them.
+
+    All three are validated first, by the model fields' rules (the display name by
+    validate_display_name, the time zone by validate_time_zone, the language by its choices).
+    If any is invalid, ValidationError is raised with the errors by field name, and neither
+    the user object nor the database changes.
+    """
+    values = {"display_name": display_name.strip(), "time_zone": time_zone, "language": language}
+    cleaned: dict[str, str] = {}
+    errors: dict[str, list[ValidationError]] = {}
+    for name, value in values.items():
+        try:
+            # The model allows a blank name (public_name falls back); a player may not.
+            if name == "display_name" and not value:
+                raise ValidationError(_("Choose a display name."), code="required")
+            cleaned[name] = User._meta.get_field(name).clean(value, user)
+        except ValidationError as error:
+            errors[name] = error.error_list
+    if errors:
+        raise ValidationError(errors)
+
+    for name, value in cleaned.items():
+        setattr(user, name, value)
+    user.save(update_fields=list(cleaned))
+    return user

@@ -1,0 +1,9 @@
+"""Routes of the accounts app, under /accounts/ next to allauth's (keltis_site/urls.py)."""
+
+from django.urls import path
+
+from accounts import views
+
+urlpatterns = [
+    path("settings/", views.account_settings, name="account_settings"),
+]
