@@ -1,3 +1,14 @@
 """Routes of the lobby, game creation and joining, my games and player profiles."""
 
-urlpatterns: list = []
+from django.urls import path
+
+from games.views import lobby, players
+
+urlpatterns = [
+    path("games/", lobby.lobby, name="lobby"),
+    path("games/new/", lobby.create, name="game_create"),
+    path("games/mine/", lobby.my_games, name="my_games"),
+    path("games/<int:game_id>/join/", lobby.join, name="game_join"),
+    path("games/<int:game_id>/leave/", lobby.leave, name="game_leave"),
+    path("players/<str:username>/", players.profile, name="player_profile"),
+]

@@ -1,0 +1,113 @@
+"""The admin for games: for looking, not for playing.
+
+Games are made and moved only through ``games.services``: the admin cannot add games or seats,
+can change only a game's pace, and never touches events (append-only) or snapshots (a cache).
+The hidden deal (``Game.setup``) never appears in a list; the detail view, staff-only like the
+whole admin, shows it read-only.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import admin
+from django.http import HttpRequest
+
+from .models import Event, Game, Seat, Snapshot
+
+
+class ViewOnlyMixin:
+    """Viewable by staff with the view (or change) permission; never added, changed, deleted."""
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+class SeatInline(admin.TabularInline):
+    model = Seat
+    fields = ("index", "user", "bot", "joined_at", "score", "place")
+    readonly_fields = fields
+    extra = 0
+    max_num = 0
+    can_delete = False
+    show_change_link = True
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(Game)
+class GameAdmin(admin.ModelAdmin):
+    list_display = ("id", "kind", "status", "player_count", "days_per_move", "created_at", "seq")
+    list_filter = ("kind", "status")
+    list_select_related = ("created_by",)
+    search_fields = ("=id", "created_by__username", "created_by__display_name")
+    date_hierarchy = "created_at"
+    inlines = (SeatInline,)
+    fields = (
+        "kind", "options", "player_count", "days_per_move", "status", "created_by",
+        "created_at", "started_at", "finished_at", "seq", "to_move", "turn_started_at", "setup",
+    )  # fmt: skip
+    #: everything but the pace belongs to the services
+    readonly_fields = tuple(f for f in fields if f != "days_per_move")
+
+    def get_queryset(self, request: HttpRequest) -> Any:
+        return super().get_queryset(request).defer("setup")  # loaded only where shown
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # games are created by games.services.game_create, with seats and a deal
+
+    def save_model(self, request: HttpRequest, obj: Game, form: Any, change: bool) -> None:
+        # write the one editable field only: a move committed meanwhile keeps its seq and turn
+        obj.save(update_fields=["days_per_move"])
+
+    def has_delete_permission(self, request: HttpRequest, obj: Game | None = None) -> bool:
+        if obj is not None and obj.events.exists():
+            return False  # a game with a history stays (Event.game is PROTECT as well)
+        return super().has_delete_permission(request, obj)
+
+
+@admin.register(Seat)
+class SeatAdmin(ViewOnlyMixin, admin.ModelAdmin):
+    list_display = ("id", "game", "index", "user", "bot", "score", "place")
+    list_filter = ("bot", "game__kind", "game__status")
+    list_select_related = ("game", "user")
+    search_fields = ("=game__id", "user__username", "user__display_name")
+
+
+@admin.register(Event)
+class EventAdmin(ViewOnlyMixin, admin.ModelAdmin):
+    """The append-only log: viewable, never added, changed or deleted (a trigger refuses too)."""
+
+    list_display = ("id", "game", "seq", "seat", "action", "created_at")
+    list_filter = ("game__kind",)
+    list_select_related = ("game",)
+    search_fields = ("=game__id", "action")
+    ordering = ("-game_id", "seq")
+    actions = None
+
+
+@admin.register(Snapshot)
+class SnapshotAdmin(ViewOnlyMixin, admin.ModelAdmin):
+    """A cache of the engine state (rebuildable from the events): viewable only. The data holds
+    the hands, so it appears only in the detail view."""
+
+    list_display = ("game", "seq")
+    list_select_related = ("game",)
+    search_fields = ("=game__id",)
+    actions = None
+
+    def get_queryset(self, request: HttpRequest) -> Any:
+        return super().get_queryset(request).defer("data")  # loaded only where shown

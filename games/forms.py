@@ -1,0 +1,130 @@
+"""The create-game form: checks the choices; ``games.services.game_create`` makes the game."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+from .engine.registry import GAMES
+from .listings import option_help, option_label
+from .models import DAYS_PER_MOVE_CHOICES, BotKind, GameKind
+
+#: how many seats besides the creator's a game can have
+OTHER_SEATS = 3
+
+SEAT_CHOICES = [("", _("wait for a person")), *BotKind.choices]
+
+
+def option_field_name(kind: str, option: str) -> str:
+    return f"{kind.replace('-', '_')}__{option}"
+
+
+class GameCreateForm(forms.Form):
+    """A new game: which game, how many players, its options, the pace, and bots if wanted.
+
+    Both games' options are fields (the page shows them in one fieldset per game); only the
+    chosen game's reach the service, and choosing another game's option is an error.
+    """
+
+    kind = forms.ChoiceField(
+        label=_("Game"),
+        choices=GameKind.choices,
+        initial=GameKind.BOARD,
+        widget=forms.RadioSelect,
+    )
+    player_count = forms.TypedChoiceField(
+        label=_("Number of players"),
+        choices=[(n, n) for n in range(2, 2 + OTHER_SEATS)],
+        coerce=int,
+        initial=2,
+        widget=forms.RadioSelect,
+        help_text=_("You included."),
+    )
+    days_per_move = forms.TypedChoiceField(
+        label=_("Days per move"),
+        choices=DAYS_PER_MOVE_CHOICES,
+        coerce=int,
+        initial=3,
+        help_text=_("How long each player has for a move before the turn times out."),
+    )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        #: field name -> (game kind, option name)
+        self.option_fields: dict[str, tuple[str, str]] = {}
+        for kind, cls in GAMES.items():
+            for option, default in cls.OPTIONS.items():
+                name = option_field_name(kind, option)
+                self.fields[name] = forms.BooleanField(
+                    label=option_label(kind, option),
+                    help_text=option_help(kind, option),
+                    required=False,
+                    initial=default,
+                )
+                self.option_fields[name] = (kind, option)
+        for number in range(1, OTHER_SEATS + 1):
+            self.fields[f"seat_{number}"] = forms.ChoiceField(
+                label=_("Other player %(number)s") % {"number": number},
+                choices=SEAT_CHOICES,
+                required=False,
+                initial="",
+            )
+
+    # -- for the template -----------------------------------------------------------------------
+    def option_fieldsets(self) -> list[tuple[str, str, list[forms.BoundField], bool]]:
+        """(game kind, its name, its option fields, whether one has an error) for each game."""
+        fieldsets = []
+        for kind in GAMES:
+            fields = [self[name] for name, (k, _o) in self.option_fields.items() if k == kind]
+            has_errors = any(field.errors for field in fields)
+            fieldsets.append((kind, str(GameKind(kind).label), fields, has_errors))
+        return fieldsets
+
+    def seat_fields(self) -> list[forms.BoundField]:
+        return [self[f"seat_{number}"] for number in range(1, OTHER_SEATS + 1)]
+
+    # -- checks ---------------------------------------------------------------------------------
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        kind = data.get("kind")
+        if kind:
+            for name, (option_kind, option) in self.option_fields.items():
+                default = GAMES[option_kind].OPTIONS[option]
+                if option_kind != kind and data.get(name, default) != default:
+                    self.add_error(
+                        name,
+                        _("This option belongs to %(game)s, not to the game you chose.")
+                        % {"game": GameKind(option_kind).label},
+                    )
+        players = data.get("player_count")
+        if players:
+            for number in range(players, OTHER_SEATS + 1):
+                if data.get(f"seat_{number}"):
+                    self.add_error(
+                        f"seat_{number}",
+                        _(
+                            "A game of %(players)s players has no seat for this player: "
+                            "leave it waiting for a person."
+                        )
+                        % {"players": players},
+                    )
+        return data
+
+    def game_create_kwargs(self) -> dict[str, Any]:
+        """The keyword arguments for ``game_create`` (besides the creator); after is_valid()."""
+        data = self.cleaned_data
+        kind = data["kind"]
+        return {
+            "kind": kind,
+            "player_count": data["player_count"],
+            "options": {
+                option: bool(data[name])
+                for name, (option_kind, option) in self.option_fields.items()
+                if option_kind == kind
+            },
+            "days_per_move": data["days_per_move"],
+            # bots take the seats right after the creator; the remaining seats wait for people
+            "bots": [data[f"seat_{n}"] for n in range(1, OTHER_SEATS + 1) if data.get(f"seat_{n}")],
+        }

@@ -1,0 +1,255 @@
+"""Reads for the lobby, my-games, player-profile and home pages.
+
+Each function runs a fixed number of queries (seats and their users are prefetched) and returns
+plain rows the templates only display: who sits where, whose turn it is, what the options mean
+in words. Writes live in ``games.services``; the game page has its own reads in
+``games.selectors``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.db.models import Count, Exists, OuterRef, Prefetch, Q, QuerySet
+from django.utils import timezone
+from django.utils.functional import Promise
+from django.utils.translation import gettext_lazy as _
+
+from .engine.registry import GAMES
+from .models import Game, GameKind, GameStatus, Seat
+
+#: the words for each engine option: (short label, explanation); a test checks that every
+#: option of every engine has its words here
+OPTION_TEXTS: dict[str, dict[str, tuple[Promise, Promise]]] = {
+    GameKind.BOARD: {
+        "no_redraw_own_discard": (
+            _("No taking back your own discard"),
+            _(
+                "A card you discard may not be drawn back in the same turn: you must take "
+                "the deck or another pile."
+            ),
+        ),
+    },
+    GameKind.CARDS: {
+        "closing_may_open_row": (
+            _("Closing cards may start a row"),
+            _(
+                "A closing card may be laid as the first card of a colour row, not only at "
+                "the end of an existing one."
+            ),
+        ),
+    },
+}
+
+OPEN_GAMES_SHOWN = 100
+RUNNING_GAMES_SHOWN = 10
+FINISHED_GAMES_SHOWN = 20
+
+
+def option_label(kind: str, name: str) -> str:
+    text = OPTION_TEXTS.get(kind, {}).get(name)
+    return str(text[0]) if text else name.replace("_", " ")
+
+
+def option_help(kind: str, name: str) -> str:
+    text = OPTION_TEXTS.get(kind, {}).get(name)
+    return str(text[1]) if text else ""
+
+
+def options_in_words(kind: str, options: dict[str, Any]) -> list[str]:
+    """The labels of the options that differ from the engine's defaults (empty: standard)."""
+    defaults = GAMES[kind].OPTIONS if kind in GAMES else {}
+    return [
+        option_label(kind, name)
+        for name, default in defaults.items()
+        if bool(options.get(name, default)) != default
+    ]
+
+
+def game_url(game_id: int) -> str:
+    """The game page (``game_detail``, routed by games/urls_play.py)."""
+    return f"/games/{game_id}/"
+
+
+# -- rows ---------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class SeatRow:
+    index: int
+    name: str
+    username: str | None  # None for a bot
+    is_bot: bool
+    is_viewer: bool
+    score: int | None
+    place: int | None
+
+
+@dataclass(frozen=True)
+class GameRow:
+    """One game as a list shows it, seen by ``viewer`` and about ``subject`` (often the same)."""
+
+    game: Game
+    url: str
+    kind: str
+    players: list[SeatRow]
+    options: list[str]
+    #: the seat of the user the list is about (my games: the viewer; a profile: its player)
+    seat: SeatRow | None
+    #: the seat of the person looking at the page
+    viewer_seat: SeatRow | None
+    creator_name: str
+    to_move: SeatRow | None
+    is_subject_turn: bool
+    #: whole days since the seat to move got the turn
+    days_waiting: int | None
+    can_join: bool
+
+    @property
+    def seated(self) -> int:
+        return len(self.players)
+
+    @property
+    def free_seats(self) -> int:
+        return self.game.player_count - len(self.players)
+
+    @property
+    def opponents(self) -> list[SeatRow]:
+        return [p for p in self.players if self.seat is None or p.index != self.seat.index]
+
+    @property
+    def winners(self) -> list[SeatRow]:
+        return [p for p in self.players if p.place == 1]
+
+    @property
+    def viewer_is_creator(self) -> bool:
+        return self.viewer_seat is not None and self.viewer_seat.index == 0
+
+
+def _with_seats(games: QuerySet[Game]) -> QuerySet[Game]:
+    seats = Seat.objects.select_related("user").order_by("index")
+    return games.select_related("created_by").prefetch_related(Prefetch("seats", queryset=seats))
+
+
+def _user_id(user: Any) -> int | None:
+    return user.pk if user is not None and user.is_authenticated else None
+
+
+def _rows(games: QuerySet[Game] | list[Game], *, viewer: Any, subject: Any = None) -> list[GameRow]:
+    viewer_id = _user_id(viewer)
+    subject_id = _user_id(subject) if subject is not None else viewer_id
+    now = timezone.now()
+    rows = []
+    for game in games:
+        players = [
+            SeatRow(
+                index=seat.index,
+                name=seat.name,
+                username=seat.user.username if seat.user_id else None,
+                is_bot=seat.is_bot,
+                is_viewer=viewer_id is not None and seat.user_id == viewer_id,
+                score=seat.score,
+                place=seat.place,
+            )
+            for seat in game.seats.all()
+        ]
+        by_user = {seat.user_id: row for seat, row in zip(game.seats.all(), players, strict=True)}
+        seat = by_user.get(subject_id) if subject_id is not None else None
+        viewer_seat = by_user.get(viewer_id) if viewer_id is not None else None
+        running = game.status == GameStatus.RUNNING
+        to_move = next((p for p in players if p.index == game.to_move), None) if running else None
+        waited = _whole_days(now, game.turn_started_at) if running else None
+        rows.append(
+            GameRow(
+                game=game,
+                url=game_url(game.pk),
+                kind=game.get_kind_display(),
+                players=players,
+                options=options_in_words(game.kind, game.options),
+                seat=seat,
+                viewer_seat=viewer_seat,
+                creator_name=game.created_by.public_name if game.created_by else "",
+                to_move=to_move,
+                is_subject_turn=(
+                    to_move is not None and seat is not None and to_move.index == seat.index
+                ),
+                days_waiting=waited,
+                can_join=(
+                    viewer_id is not None
+                    and viewer_seat is None
+                    and game.status == GameStatus.OPEN
+                    and len(players) < game.player_count
+                ),
+            )
+        )
+    return rows
+
+
+def _whole_days(now: datetime, since: datetime | None) -> int | None:
+    return None if since is None else max(0, (now - since).days)
+
+
+# -- the lobby ----------------------------------------------------------------------------------
+def open_games(*, viewer: Any) -> list[GameRow]:
+    """Games waiting for players, newest first."""
+    games = Game.objects.filter(status=GameStatus.OPEN).order_by("-created_at", "-pk")
+    return _rows(_with_seats(games)[:OPEN_GAMES_SHOWN], viewer=viewer)
+
+
+def recent_running_games(*, viewer: Any, limit: int = RUNNING_GAMES_SHOWN) -> list[GameRow]:
+    """The most recently started running games, to look at."""
+    games = Game.objects.filter(status=GameStatus.RUNNING).order_by("-started_at", "-pk")
+    return _rows(_with_seats(games)[:limit], viewer=viewer)
+
+
+# -- one player's games -------------------------------------------------------------------------
+def _seat_of(user: Any) -> QuerySet[Seat]:
+    return Seat.objects.filter(game=OuterRef("pk"), user=user)
+
+
+def user_running_games(*, user: Any, viewer: Any = None) -> list[GameRow]:
+    """The running games of ``user``: those where it is the user's turn first, each group by
+    how long the seat to move has waited (longest first)."""
+    games = (
+        Game.objects.filter(Exists(_seat_of(user)), status=GameStatus.RUNNING)
+        .annotate(subject_to_move=Exists(_seat_of(user).filter(index=OuterRef("to_move"))))
+        .order_by("-subject_to_move", "turn_started_at", "pk")
+    )
+    return _rows(_with_seats(games), viewer=viewer or user, subject=user)
+
+
+def user_open_games(*, user: Any, viewer: Any = None) -> list[GameRow]:
+    games = Game.objects.filter(Exists(_seat_of(user)), status=GameStatus.OPEN).order_by(
+        "-created_at", "-pk"
+    )
+    return _rows(_with_seats(games), viewer=viewer or user, subject=user)
+
+
+def user_finished_games(
+    *, user: Any, viewer: Any = None, limit: int = FINISHED_GAMES_SHOWN
+) -> list[GameRow]:
+    """The user's most recently finished games, with places and scores on the seats."""
+    games = Game.objects.filter(Exists(_seat_of(user)), status=GameStatus.FINISHED).order_by(
+        "-finished_at", "-pk"
+    )
+    return _rows(_with_seats(games)[:limit], viewer=viewer or user, subject=user)
+
+
+def user_turn_count(*, user: Any) -> int:
+    """In how many running games it is ``user``'s turn (one query)."""
+    return Game.objects.filter(
+        Exists(_seat_of(user).filter(index=OuterRef("to_move"))), status=GameStatus.RUNNING
+    ).count()
+
+
+def players() -> QuerySet[Any]:
+    """The users a profile page may show."""
+    return get_user_model().objects.filter(is_active=True)
+
+
+def player_counts(*, user: Any) -> dict[str, int]:
+    """Finished games played and won (a shared first place counts as a win)."""
+    return Seat.objects.filter(user=user, game__status=GameStatus.FINISHED).aggregate(
+        played=Count("pk"), won=Count("pk", filter=Q(place=1))
+    )

@@ -1,0 +1,124 @@
+"""The lobby, creating a game, joining and leaving one, and a player's own games.
+
+Views only route: reads come from ``games.listings``, checks from ``games.forms`` and writes
+from ``games.services``; refusals of a service become messages.
+"""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.contrib.auth.views import redirect_to_login
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from games import listings
+from games.forms import GameCreateForm
+from games.models import Game, GameStatus
+from games.services import GameServiceError, game_create, game_join, game_leave
+
+
+@require_GET
+def lobby(request: HttpRequest) -> HttpResponse:
+    return render(
+        request,
+        "games/lobby.html",
+        {
+            "open_games": listings.open_games(viewer=request.user),
+            "running_games": listings.recent_running_games(viewer=request.user),
+        },
+    )
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def create(request: HttpRequest) -> HttpResponse:
+    form = GameCreateForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            game = game_create(creator=request.user, **form.game_create_kwargs())
+        except GameServiceError as exc:
+            form.add_error(None, str(exc))
+        else:
+            if game.status == GameStatus.RUNNING:
+                messages.success(request, _("Your game has started."))
+                return redirect(listings.game_url(game.pk))
+            free = game.player_count - game.seats.count()
+            messages.success(
+                request,
+                ngettext(
+                    "Your game is open in the lobby and waits for %(n)s more player.",
+                    "Your game is open in the lobby and waits for %(n)s more players.",
+                    free,
+                )
+                % {"n": free},
+            )
+            return redirect("lobby")
+    return render(request, "games/create.html", {"form": form})
+
+
+def _back(request: HttpRequest) -> str:
+    """Where a join or leave form asked to return to (a local path), else the lobby."""
+    target = request.POST.get("next", "")
+    if target and url_has_allowed_host_and_scheme(
+        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        return target
+    return reverse("lobby")
+
+
+@require_POST
+def join(request: HttpRequest, game_id: int) -> HttpResponse:
+    if not request.user.is_authenticated:
+        # after logging in the player comes back to the lobby, where the button is
+        return redirect_to_login(reverse("lobby"))
+    try:
+        game = game_join(game_id=game_id, user=request.user)
+    except Game.DoesNotExist:
+        raise Http404 from None
+    except GameServiceError as exc:
+        messages.error(request, str(exc))
+        return HttpResponseRedirect(_back(request))
+    if game.status == GameStatus.RUNNING:
+        messages.success(request, _("You joined %(game)s: the game has started.") % {"game": game})
+        return redirect(listings.game_url(game.pk))
+    messages.success(request, _("You joined %(game)s.") % {"game": game})
+    return HttpResponseRedirect(_back(request))
+
+
+@require_POST
+def leave(request: HttpRequest, game_id: int) -> HttpResponse:
+    if not request.user.is_authenticated:
+        return redirect_to_login(reverse("lobby"))
+    try:
+        game = game_leave(game_id=game_id, user=request.user)
+    except Game.DoesNotExist:
+        raise Http404 from None
+    except GameServiceError as exc:
+        messages.error(request, str(exc))
+        return HttpResponseRedirect(_back(request))
+    if game.status == GameStatus.CANCELLED:
+        messages.success(request, _("%(game)s is cancelled.") % {"game": game})
+    else:
+        messages.success(request, _("You left %(game)s.") % {"game": game})
+    return HttpResponseRedirect(_back(request))
+
+
+@login_required
+@require_GET
+def my_games(request: HttpRequest) -> HttpResponse:
+    user = request.user
+    return render(
+        request,
+        "games/my_games.html",
+        {
+            "running_games": listings.user_running_games(user=user),
+            "open_games": listings.user_open_games(user=user),
+            "finished_games": listings.user_finished_games(user=user),
+        },
+    )

@@ -1,0 +1,24 @@
+"""A player's public profile: the display name (never the email), games and results."""
+
+from __future__ import annotations
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, render
+from django.views.decorators.http import require_GET
+
+from games import listings
+
+
+@require_GET
+def profile(request: HttpRequest, username: str) -> HttpResponse:
+    player = get_object_or_404(listings.players(), username=username)
+    return render(
+        request,
+        "players/profile.html",
+        {
+            "player": player,
+            "counts": listings.player_counts(user=player),
+            "running_games": listings.user_running_games(user=player, viewer=request.user),
+            "finished_games": listings.user_finished_games(user=player, viewer=request.user),
+        },
+    )
