@@ -1,0 +1,248 @@
+"""Reads for the pages of one game: its page, its history with a replay, its exported record.
+
+Plain functions returning dataclasses; ``presenters.py`` turns them into what templates draw.
+Hidden information is decided here, once: a seated person gets ``view(seat)``, everyone else
+``view(SPECTATOR)``; ``view(None)`` (every hand, the deck order) only for a finished game.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from games.engine.base import SPECTATOR
+from games.engine.records import Record
+
+from .models import Event, Game, GameStatus, Seat
+from .services import engine_start, engine_state
+
+#: how many of the latest events the game page lists
+RECENT_EVENTS = 8
+
+
+@dataclass(frozen=True)
+class SeatInfo:
+    index: int
+    name: str
+    is_bot: bool
+    username: str | None
+    is_viewer: bool
+    #: final score and place once the game is finished (stored on the seat)
+    score: int | None
+    place: int | None
+
+
+@dataclass(frozen=True)
+class EventInfo:
+    seq: int
+    seat: int
+    seat_name: str
+    action: str
+    created_at: datetime
+    #: the card a ``draw <pile>`` took (public: every pile top is seen by all), when known
+    drawn: str | None = None
+
+
+@dataclass(frozen=True)
+class GamePage:
+    game: Game
+    seats: list[SeatInfo]
+    #: the seat of the person looking, or None (anonymous, or not a player of this game)
+    viewer_seat: int | None
+    started: bool
+    finished: bool
+    #: the engine's view for this viewer (None before the game starts)
+    view: dict[str, Any] | None
+    #: the viewer's legal actions: empty unless it is the viewer's turn in a running game
+    legal: list[str]
+    to_move: int | None
+    phase: str | None
+    scores: list[int]
+    winners: list[int]
+    recent_events: list[EventInfo]
+
+
+@dataclass(frozen=True)
+class HistoryPage:
+    game: Game
+    seats: list[SeatInfo]
+    events: list[EventInfo]
+    started: bool
+    #: the position shown: after ``step`` events (0 = the start), clamped to 0..last_step
+    step: int
+    last_step: int
+    #: the position's view: public only while the game runs, everything once it is finished
+    view: dict[str, Any] | None
+    shows_hands: bool
+    scores: list[int] = field(default_factory=list)
+
+
+class RecordNotAvailable(Exception):
+    """The record of a game that has not finished: it would reveal hands and the deck order."""
+
+
+# -- seats --------------------------------------------------------------------------------------
+def _seats(game: Game, viewer_id: int | None) -> list[SeatInfo]:
+    """The seats in order; two bots of one kind are told apart by their seat ("greedy bot 3")."""
+    rows = list(Seat.objects.filter(game=game).select_related("user").order_by("index"))
+    bot_names = Counter(seat.name for seat in rows if seat.is_bot)
+    seats = []
+    for seat in rows:
+        name = seat.name
+        if seat.is_bot and bot_names[name] > 1:
+            name = f"{name} {seat.index + 1}"
+        seats.append(
+            SeatInfo(
+                index=seat.index,
+                name=name,
+                is_bot=seat.is_bot,
+                username=seat.user.username if seat.user_id else None,
+                is_viewer=viewer_id is not None and seat.user_id == viewer_id,
+                score=seat.score,
+                place=seat.place,
+            )
+        )
+    return seats
+
+
+def seat_names(*, game: Game) -> list[str]:
+    """The seats' public names in seating order (never an email address)."""
+    return [s.name for s in _seats(game, None)]
+
+
+def seat_for_user(*, game: Game, user: Any) -> int | None:
+    """The seat index ``user`` plays in ``game``, or None (anonymous users included)."""
+    if user is None or not user.is_authenticated:
+        return None
+    return (
+        Seat.objects.filter(game=game, user_id=user.pk).values_list("index", flat=True).first()
+    )
+
+
+def _started(game: Game) -> bool:
+    return game.status in (GameStatus.RUNNING, GameStatus.FINISHED)
+
+
+# -- the game page ------------------------------------------------------------------------------
+def game_page(*, game: Game, user: Any) -> GamePage:
+    viewer_id = user.pk if user is not None and user.is_authenticated else None
+    seats = _seats(game, viewer_id)
+    viewer_seat = next((s.index for s in seats if s.is_viewer), None)
+    started = _started(game)
+    if not started:
+        return GamePage(
+            game=game, seats=seats, viewer_seat=viewer_seat, started=False, finished=False,
+            view=None, legal=[], to_move=None, phase=None, scores=[], winners=[],
+            recent_events=[],
+        )
+    engine = engine_state(game)
+    view = engine.view(viewer_seat if viewer_seat is not None else SPECTATOR)
+    running = game.status == GameStatus.RUNNING and not engine.finished
+    legal = engine.legal() if running and engine.to_move == viewer_seat else []
+    names = {s.index: s.name for s in seats}
+    events = Event.objects.filter(game=game).order_by("-seq")[:RECENT_EVENTS]
+    recent = [_event_info(event, names) for event in reversed(list(events))]
+    return GamePage(
+        game=game,
+        seats=seats,
+        viewer_seat=viewer_seat,
+        started=True,
+        finished=engine.finished,
+        view=view,
+        legal=legal,
+        to_move=engine.to_move,
+        phase=engine.phase_name,
+        scores=engine.scores(),
+        winners=engine.winners(),
+        recent_events=recent,
+    )
+
+
+def _event_info(event: Event, names: dict[int, str], drawn: str | None = None) -> EventInfo:
+    return EventInfo(
+        seq=event.seq,
+        seat=event.seat,
+        seat_name=names.get(event.seat, str(event.seat)),
+        action=event.action,
+        created_at=event.created_at,
+        drawn=drawn,
+    )
+
+
+# -- the history and its replay -----------------------------------------------------------------
+def parse_step(raw: str | None, last_step: int) -> int:
+    """The step a ``?step=`` asks for, clamped to 0..last_step; the last one when not a number."""
+    try:
+        step = int(raw) if raw is not None else last_step
+    except ValueError:
+        step = last_step
+    return max(0, min(step, last_step))
+
+
+def game_history(*, game: Game, step: str | None = None) -> HistoryPage:
+    """Every event in order, and the position after ``step`` of them (``engine_replay`` upto).
+
+    The game is replayed once: each ``draw`` from a pile learns the card it took (the pile top,
+    which all players saw), and the view at the asked step is kept. While the game runs that
+    view is the public one for everybody, the players included: no hand appears at all.
+    """
+    seats = _seats(game, None)
+    names = {s.index: s.name for s in seats}
+    stored = list(Event.objects.filter(game=game).order_by("seq"))
+    last_step = len(stored)
+    chosen = parse_step(step, last_step)
+    if not _started(game):
+        return HistoryPage(
+            game=game, seats=seats, events=[], started=False, step=0, last_step=0, view=None,
+            shows_hands=False,
+        )
+    finished = game.status == GameStatus.FINISHED
+    viewer = None if finished else SPECTATOR
+    engine = engine_start(game)
+    view = engine.view(viewer) if chosen == 0 else None
+    scores = engine.scores() if chosen == 0 else []
+    events = []
+    for event in stored:
+        drawn = None
+        pile = _drawn_pile(event.action)
+        if pile is not None:
+            cards = engine.view(SPECTATOR)["piles"].get(pile) or []
+            drawn = cards[-1] if cards else None
+        engine.apply(event.action, player=event.seat)
+        events.append(_event_info(event, names, drawn))
+        if event.seq == chosen:
+            view = engine.view(viewer)
+            scores = engine.scores()
+    return HistoryPage(
+        game=game,
+        seats=seats,
+        events=events,
+        started=True,
+        step=chosen,
+        last_step=last_step,
+        view=view,
+        shows_hands=finished,
+        scores=scores,
+    )
+
+
+def _drawn_pile(action: str) -> str | None:
+    parts = action.split()
+    if len(parts) == 2 and parts[0] == "draw" and parts[1] != "deck":
+        return parts[1]
+    return None
+
+
+# -- the exported record ------------------------------------------------------------------------
+def game_record(*, game: Game) -> dict[str, Any]:
+    """The records.md record (format 1) of a finished game: its explicit setup and actions."""
+    if game.status != GameStatus.FINISHED:
+        raise RecordNotAvailable
+    players = game.record_players()
+    actions = list(Event.objects.filter(game=game).order_by("seq").values_list("action", flat=True))
+    record = Record(
+        game=game.kind, players=players, setup=game.setup, options=game.options, actions=actions
+    )
+    return record.to_dict()

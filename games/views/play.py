@@ -1,0 +1,100 @@
+"""The pages of one game: the game itself, its actions, its history and its exported record.
+
+Thin: selectors read, presenters word and place, services write.
+"""
+
+from __future__ import annotations
+
+import json
+
+from django.contrib import messages
+from django.contrib.auth.views import redirect_to_login
+from django.http import (
+    HttpRequest,
+    HttpResponse,
+    HttpResponseBadRequest,
+    HttpResponseForbidden,
+    HttpResponseRedirect,
+)
+from django.shortcuts import get_object_or_404, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_POST
+
+from games import presenters, selectors
+from games.models import Game
+from games.services import GameServiceError, action_submit
+
+TEXT = "text/plain; charset=utf-8"
+
+
+@require_GET
+def game_detail(request: HttpRequest, game_id: int) -> HttpResponse:
+    game = get_object_or_404(Game, pk=game_id)
+    page = selectors.game_page(game=game, user=request.user)
+    return render(request, "games/game.html", presenters.game_context(page))
+
+
+@require_POST
+def game_act(request: HttpRequest, game_id: int) -> HttpResponse:
+    """One action from the page's buttons; always answered by a redirect to the game (or an
+    error status for a request no button of the page can make)."""
+    game = get_object_or_404(Game, pk=game_id)
+    if not request.user.is_authenticated:
+        # back to the game after logging in, not to this POST-only address
+        return redirect_to_login(reverse("game_detail", args=[game.pk]))
+    seat = selectors.seat_for_user(game=game, user=request.user)
+    if seat is None:
+        return HttpResponseForbidden(_("You do not have a seat in this game."), content_type=TEXT)
+    action = request.POST.get("action", "").strip()
+    raw_seq = request.POST.get("seq", "")
+    if not action:
+        return HttpResponseBadRequest(
+            _("No action was sent: nothing was changed."), content_type=TEXT
+        )
+    try:
+        seq = int(raw_seq)
+    except ValueError:
+        return HttpResponseBadRequest(
+            _("The form lacks the game's move number (seq): nothing was changed."),
+            content_type=TEXT,
+        )
+    try:
+        result = action_submit(
+            game_id=game.pk, seat=seat, action=action, expected_seq=seq, user=request.user
+        )
+    except GameServiceError as exc:
+        messages.error(request, str(exc))
+    else:
+        names = selectors.seat_names(game=game)
+        view = result.engine.view(seat)
+        messages.success(
+            request, presenters.result_message(game.kind, action, view, seat, names)
+        )
+    return HttpResponseRedirect(reverse("game_detail", args=[game.pk]), status=303)
+
+
+@require_GET
+def game_history(request: HttpRequest, game_id: int) -> HttpResponse:
+    game = get_object_or_404(Game, pk=game_id)
+    page = selectors.game_history(game=game, step=request.GET.get("step"))
+    return render(request, "games/history.html", presenters.history_context(page))
+
+
+@require_GET
+def game_export(request: HttpRequest, game_id: int) -> HttpResponse:
+    game = get_object_or_404(Game, pk=game_id)
+    try:
+        record = selectors.game_record(game=game)
+    except selectors.RecordNotAvailable:
+        return HttpResponseForbidden(
+            _(
+                "The record of a game can be downloaded once the game has finished: "
+                "it shows every hand and the order of the deck."
+            ),
+            content_type=TEXT,
+        )
+    body = json.dumps(record, ensure_ascii=False, indent=1)
+    response = HttpResponse(body, content_type="application/json; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{game.kind}-{game.pk}.json"'
+    return response
