@@ -30,8 +30,9 @@ def random_games_per_second(cls: type[Game], players: int, games: int) -> tuple[
     actions = 0
     start = time.perf_counter()
     for seed in range(games):
-        game = play_out(cls.new(players, {"seed": seed}), [RandomBot(seed * 7 + i) for i in
-                                                            range(players)])
+        game = play_out(
+            cls.new(players, {"seed": seed}), [RandomBot(seed * 7 + i) for i in range(players)]
+        )
         actions += len(game.actions)
     elapsed = time.perf_counter() - start
     return games / elapsed, actions / games
@@ -76,18 +77,27 @@ def main() -> None:
         print(f"\n== {name}")
         for players in (2, 3, 4):
             rate, mean_actions = random_games_per_second(cls, players, args.games)
-            mark = "" if players != 4 else (
-                "  ok" if rate >= TARGET_GAMES_PER_S else f"  BELOW {TARGET_GAMES_PER_S}")
-            print(f"random {players}-player games/s: {rate:8.0f}  "
-                  f"({mean_actions:.0f} actions a game){mark}")
+            mark = (
+                ""
+                if players != 4
+                else ("  ok" if rate >= TARGET_GAMES_PER_S else f"  BELOW {TARGET_GAMES_PER_S}")
+            )
+            print(
+                f"random {players}-player games/s: {rate:8.0f}  "
+                f"({mean_actions:.0f} actions a game){mark}"
+            )
         median, best, n_actions = replay_ms(cls, args.repeats)
         mark = "ok" if median < TARGET_REPLAY_MS else f"ABOVE {TARGET_REPLAY_MS} ms"
-        print(f"replay of a finished 4-player game ({n_actions} actions): "
-              f"median {median:.2f} ms, best {best:.2f} ms  {mark}")
+        print(
+            f"replay of a finished 4-player game ({n_actions} actions): "
+            f"median {median:.2f} ms, best {best:.2f} ms  {mark}"
+        )
         win, g_mean, r_mean = greedy_rate(cls, args.seeds)
         mark = "ok" if win >= TARGET_GREEDY_RATE else f"BELOW {TARGET_GREEDY_RATE:.0%}"
-        print(f"greedy beats random in {win:.1%} of {args.seeds} 2-player games "
-              f"(mean score greedy {g_mean:.1f}, random {r_mean:.1f})  {mark}")
+        print(
+            f"greedy beats random in {win:.1%} of {args.seeds} 2-player games "
+            f"(mean score greedy {g_mean:.1f}, random {r_mean:.1f})  {mark}"
+        )
 
 
 if __name__ == "__main__":

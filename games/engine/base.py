@@ -168,9 +168,13 @@ class Game(ABC):
         Property tests check this against ``ALL_CARDS``: no card is lost or made twice.
         """
 
-    @abstractmethod
     def copy(self) -> Self:
-        """An independent copy (bots try actions on copies)."""
+        """An independent copy (bots try actions on copies): every state field deep-copied."""
+        game = self.__class__.__new__(self.__class__)
+        for name in self._state_fields():
+            setattr(game, name, _clone(getattr(self, name)))
+        game._reset_caches()
+        return game
 
     # -- snapshots: the site caches a game's state as JSON instead of replaying every time ------
     def snapshot(self) -> dict[str, Any]:
@@ -211,6 +215,16 @@ class Game(ABC):
     def check_viewer(self, player: int | None) -> None:
         if player is not None and player != SPECTATOR and not 0 <= player < self.n_players:
             raise IllegalAction("bad_player", player=player, last=self.n_players - 1)
+
+
+def _clone(value: Any) -> Any:
+    """A deep copy of JSON-shaped state (lists and dicts of scalars), faster than deepcopy."""
+    kind = type(value)
+    if kind is list:
+        return [_clone(x) if type(x) in (list, dict) else x for x in value]
+    if kind is dict:
+        return {k: _clone(x) if type(x) in (list, dict) else x for k, x in value.items()}
+    return value
 
 
 def check_player_count(n_players: int) -> None:

@@ -163,34 +163,6 @@ class BoardGame(Game):
     def _reset_caches(self) -> None:
         self._legal = None
 
-    def copy(self) -> Self:
-        game = self.__class__.__new__(self.__class__)
-        game.n_players = self.n_players
-        game.options = self.options
-        game.no_redraw = self.no_redraw
-        game.hands = [list(h) for h in self.hands]
-        game.deck = self.deck  # never mutated: drawing moves deck_pos
-        game.deck_pos = self.deck_pos
-        game.removed = self.removed
-        game.piles = [list(p) for p in self.piles]
-        game.col_cards = [[list(col) for col in cols] for cols in self.col_cards]
-        game.last = [list(x) for x in self.last]
-        game.dirs = [list(x) for x in self.dirs]
-        game.pos = [list(x) for x in self.pos]
-        game.big = list(self.big)
-        game.smalls_out = list(self.smalls_out)
-        game.tiles = [list(t) for t in self.tiles]
-        game.wishes = list(self.wishes)
-        game.points = list(self.points)
-        game.goal = self.goal
-        game.phase = self.phase
-        game.current = self.current
-        game.discarded = self.discarded
-        game.end_reason = self.end_reason
-        game.actions = list(self.actions)
-        game._legal = self._legal
-        return game
-
     # -- questions ------------------------------------------------------------------------------
     @property
     def to_move(self) -> int | None:
@@ -240,9 +212,7 @@ class BoardGame(Game):
                         out.append(_S_SMALL[card])
                     continue
                 d = dirs[ci]
-                if (d == ASCENDING and value < last[ci]) or (
-                    d == DESCENDING and value > last[ci]
-                ):
+                if (d == ASCENDING and value < last[ci]) or (d == DESCENDING and value > last[ci]):
                     continue
                 if pos[ci] == END_STONE:
                     if movable is None:
@@ -504,9 +474,7 @@ def _read_tiles(tiles: Any) -> list[list[Any]]:
         if str(END_STONE) not in stones:
             raise RecordError(f"path {colour} has no tile on its end stone")
     if counts != Counter(TILES):
-        raise RecordError(
-            "the 25 tiles are 9 wish, 9 clover and point tiles 1, 1, 2, 2, 2, 3, 3"
-        )
+        raise RecordError("the 25 tiles are 9 wish, 9 clover and point tiles 1, 1, 2, 2, 2, 3, 3")
     return board
 
 

@@ -128,8 +128,7 @@ def greedy_action(game: BoardGame, rng: random.Random) -> str:
     phase = game.phase_name
     if phase == "clover":
         scored = [
-            (-0.1 if a == "clover pass" else _step_value(game, p, ACTIONS[a][4]), a)
-            for a in legal
+            (-0.1 if a == "clover pass" else _step_value(game, p, ACTIONS[a][4]), a) for a in legal
         ]
     elif phase == "draw":
         scored = [(_draw_value(game, p, a), a) for a in legal]

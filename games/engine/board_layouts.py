@@ -46,8 +46,4 @@ def check_layout(layout: dict[str, tuple[int, ...]]) -> None:
 def tile_positions(layout: dict[str, tuple[int, ...]]) -> list[tuple[str, int]]:
     """Every stone that takes a tile (dark stones and end stones), in a fixed order."""
     check_layout(layout)
-    return [
-        (colour, stone)
-        for colour in COLOURS
-        for stone in (*sorted(layout[colour]), END_STONE)
-    ]
+    return [(colour, stone) for colour in COLOURS for stone in (*sorted(layout[colour]), END_STONE)]

@@ -188,36 +188,6 @@ class CardGame(Game):
     def _reset_caches(self) -> None:
         self._legal = None
 
-    def copy(self) -> Self:
-        game = self.__class__.__new__(self.__class__)
-        game.n_players = self.n_players
-        game.options = self.options
-        game.closing_open = self.closing_open
-        game.hands = [list(h) for h in self.hands]
-        game.deck = self.deck  # never mutated: drawing moves deck_pos
-        game.deck_pos = self.deck_pos
-        game.removed = self.removed
-        game.piles = [list(p) for p in self.piles]
-        game.rows = [[list(row) for row in rows] for rows in self.rows]
-        game.last = [list(x) for x in self.last]
-        game.dirs = [list(x) for x in self.dirs]
-        game.closed = [list(x) for x in self.closed]
-        game.point_rows = [list(x) for x in self.point_rows]
-        game.free = list(self.free)
-        game.stones = [list(x) for x in self.stones]
-        game.closed_rows = self.closed_rows
-        game.phase = self.phase
-        game.current = self.current
-        game.draws_left = self.draws_left
-        game.blocked = self.blocked
-        game.end_laid = self.end_laid
-        game.end_left = self.end_left
-        game.ender = self.ender
-        game.end_reason = self.end_reason
-        game.actions = list(self.actions)
-        game._legal = self._legal
-        return game
-
     # -- questions ------------------------------------------------------------------------------
     @property
     def to_move(self) -> int | None:

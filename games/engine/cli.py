@@ -48,8 +48,14 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     rep = sub.add_parser("replay", help="replay a JSON game record and print the outcome")
     rep.add_argument("record", help="path to the record (JSON, records.md format 1)")
-    rep.add_argument("--as", dest="viewer", type=int, default=None, metavar="N",
-                     help="show only what player N (0-based) may see")
+    rep.add_argument(
+        "--as",
+        dest="viewer",
+        type=int,
+        default=None,
+        metavar="N",
+        help="show only what player N (0-based) may see",
+    )
     args = parser.parse_args(argv)
 
     try:
