@@ -39,6 +39,14 @@ def validate_display_name(value: str) -> None:
     )
 
 
+class EmailMode(models.TextChoices):
+    """How a player hears that it is their turn."""
+
+    EVERY_TURN = "every_turn", _("an email every turn")
+    DAILY_DIGEST = "daily_digest", _("one daily digest of all games waiting")
+    NONE = "none", _("no emails")
+
+
 class User(AbstractUser):
     """A player. Sign-in is by email (allauth); the display name is what others see."""
 
@@ -63,3 +71,29 @@ class User(AbstractUser):
     def public_name(self) -> str:
         """The name other players see: never the email address."""
         return self.display_name or self.username
+
+    email_mode = models.CharField(
+        _("turn emails"), max_length=16, choices=EmailMode.choices, default=EmailMode.EVERY_TURN
+    )
+    #: local hour (in the user's time zone) at which the daily digest goes out
+    digest_hour = models.PositiveSmallIntegerField(_("digest hour"), default=7)
+
+
+class Vacation(models.Model):
+    """Days a player is away: their clocks stop (a yearly allowance, settings.VACATION_DAYS)."""
+
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="vacations")
+    starts_at = models.DateTimeField(_("from"))
+    ends_at = models.DateTimeField(_("until"))
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["starts_at"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(ends_at__gt=models.F("starts_at")), name="vacation_ends_after"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user}: {self.starts_at:%Y-%m-%d} to {self.ends_at:%Y-%m-%d}"

@@ -54,7 +54,10 @@ class Game(models.Model):
     #: the explicit record setup (hands, deck, removed, tiles): hidden while the game runs
     setup = models.JSONField()
     created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
         related_name="created_games",
     )
     created_at = models.DateTimeField(default=timezone.now, db_index=True)
@@ -66,6 +69,19 @@ class Game(models.Model):
     to_move = models.PositiveSmallIntegerField(null=True, blank=True, db_index=True)
     #: when the seat to move last got the turn (start of its clock)
     turn_started_at = models.DateTimeField(null=True, blank=True)
+    #: the number of events when the current turn began: email links are bound to it
+    turn_seq = models.PositiveIntegerField(default=0)
+    #: time bank (Fischer): grows by the increment per move up to the cap; 0 = no bank
+    bank_increment_hours = models.PositiveSmallIntegerField(
+        _("time bank per move (hours)"), default=0
+    )
+    bank_cap_hours = models.PositiveSmallIntegerField(_("time bank cap (hours)"), default=0)
+    #: when the seat to move times out; the deadline sweep reads this indexed column only
+    deadline = models.DateTimeField(null=True, blank=True, db_index=True)
+    #: when the next reminder to the seat to move is due (None: no reminder left this turn)
+    reminder_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    #: consecutive timeouts after which a seat is retired
+    max_timeouts = models.PositiveSmallIntegerField(default=3)
 
     class Meta:
         ordering = ["-created_at"]
@@ -88,13 +104,22 @@ class Seat(models.Model):
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="seats")
     index = models.PositiveSmallIntegerField()
     user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
         related_name="seats",
     )
     bot = models.CharField(max_length=10, choices=BotKind.choices, blank=True)
     joined_at = models.DateTimeField(default=timezone.now)
     score = models.IntegerField(null=True, blank=True)
     place = models.PositiveSmallIntegerField(null=True, blank=True)
+    #: unused time bank, in seconds
+    bank_seconds = models.PositiveIntegerField(default=0)
+    #: timeouts in a row (a move by the player resets it)
+    timeouts = models.PositiveSmallIntegerField(default=0)
+    #: retired after too many timeouts: its pieces stay, it no longer acts, it ranks last
+    retired = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["game", "index"]
@@ -123,6 +148,13 @@ class Seat(models.Model):
         return bool(self.bot)
 
 
+class EventSource(models.TextChoices):
+    PLAYER = "player", _("player")
+    BOT = "bot", _("bot")
+    TIMEOUT = "timeout", _("timeout")
+    RETIRED = "retired", _("retired seat")
+
+
 class AppendOnlyError(Exception):
     """Raised on any attempt to change or delete a stored event."""
 
@@ -143,6 +175,8 @@ class Event(models.Model):
     seat = models.PositiveSmallIntegerField()
     action = models.CharField(max_length=40)
     created_at = models.DateTimeField(default=timezone.now)
+    #: who chose the action: the player, a bot seat, the timeout policy, or a retired seat
+    source = models.CharField(max_length=10, choices=EventSource.choices, default="player")
 
     objects = EventQuerySet.as_manager()
 
@@ -175,3 +209,54 @@ class Snapshot(models.Model):
 
     def __str__(self) -> str:
         return f"{self.game} at {self.seq}"
+
+
+class NotificationKind(models.TextChoices):
+    TURN = "turn", _("your turn")
+    REMINDER = "reminder", _("deadline reminder")
+    TIMEOUT = "timeout", _("a turn timed out")
+    FINISHED = "finished", _("game over")
+    DIGEST = "digest", _("daily digest")
+
+
+class NotificationStatus(models.TextChoices):
+    QUEUED = "queued", _("queued")
+    SENDING = "sending", _("sending")
+    SENT = "sent", _("sent")
+    FAILED = "failed", _("failed")
+    SKIPPED = "skipped", _("skipped")
+
+
+class Notification(models.Model):
+    """One email that is due: created in the transaction that made it due (an outbox), sent
+    after commit by a task, retried by a periodic sweep. ``key`` is unique per (seat, sequence
+    number, kind), so a task run twice, or two sweeps, send one email."""
+
+    key = models.CharField(max_length=120, unique=True)
+    kind = models.CharField(max_length=10, choices=NotificationKind.choices)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notifications"
+    )
+    game = models.ForeignKey(
+        Game, null=True, blank=True, on_delete=models.CASCADE, related_name="notifications"
+    )
+    seat = models.PositiveSmallIntegerField(null=True, blank=True)
+    seq = models.PositiveIntegerField(null=True, blank=True)
+    status = models.CharField(
+        max_length=10, choices=NotificationStatus.choices, default=NotificationStatus.QUEUED
+    )
+    attempts = models.PositiveSmallIntegerField(default=0)
+    #: queued rows wait until this time (back-off after a failed attempt)
+    next_attempt_at = models.DateTimeField(default=timezone.now)
+    created_at = models.DateTimeField(default=timezone.now)
+    sent_at = models.DateTimeField(null=True, blank=True)
+    last_error = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["created_at"]
+        indexes = [
+            models.Index(fields=["status", "next_attempt_at"], name="notification_due"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.key} ({self.status})"
