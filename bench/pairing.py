@@ -1,0 +1,149 @@
+"""Pairing benchmark, run by hand: ``python bench/pairing.py [--players N] [--rounds R]``.
+
+Prints the time to seat one Swiss round of N players (default 10,000) at 4-player tables
+after R earlier rounds (default 5) of realistic history: every earlier round was seated by
+``swiss_tables`` itself, played out with results drawn from the ratings (a noisy rating decides
+the places) and rated with ``multiplayer_elo``, so points, ratings and who met whom look like a
+real tournament. Also prints the hardest case for the search: the bottom players of the field
+have all met each other. Target: under 1 s for the 10,000-player round.
+
+Each benchmark is a function returning printable lines, listed in ``BENCHES``; a matchmaker
+benchmark is to be added the same way (a function and one entry in ``BENCHES``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import random
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from tournaments.elo import k_factor, multiplayer_elo
+from tournaments.pairing import SwissPlayer, swiss_tables
+
+TARGET_SWISS_S = 1.0
+
+
+def play_round(
+    tables: list[list[int]],
+    points: dict[int, float],
+    ratings: dict[int, float],
+    games: dict[int, int],
+    rng: random.Random,
+) -> None:
+    """Play every table: places from a noisy rating, points = opponents beaten, Elo rated."""
+    for table in tables:
+        if len(table) == 1:  # a bye scores as a win
+            points[table[0]] += 1
+            continue
+        form = {p: ratings[p] + rng.gauss(0, 200) for p in table}
+        order = sorted(table, key=lambda p: -form[p])
+        places = [order.index(p) + 1 for p in table]
+        ks = [k_factor(games[p], ratings[p], ratings[p]) for p in table]
+        for p, place, new in zip(
+            table, places, multiplayer_elo([ratings[p] for p in table], places, ks), strict=True
+        ):
+            points[p] += len(table) - place
+            ratings[p] = new
+            games[p] += 1
+
+
+def simulate(
+    n: int, rounds: int, table_size: int, seed: int
+) -> tuple[list[SwissPlayer], list[list[int]]]:
+    """The field and history after ``rounds`` rounds: the input of the next pairing."""
+    rng = random.Random(seed)
+    ratings = {p: rng.gauss(1500, 250) for p in range(n)}
+    points = dict.fromkeys(range(n), 0.0)
+    games = dict.fromkeys(range(n), 30)
+    history: list[list[int]] = []
+    for _ in range(rounds):
+        players = [SwissPlayer(p, points[p], ratings[p]) for p in range(n)]
+        tables = swiss_tables(players, table_size, history)
+        play_round(tables, points, ratings, games, rng)
+        history.extend(tables)
+    return [SwissPlayer(p, points[p], ratings[p]) for p in range(n)], history
+
+
+def time_swiss(
+    players: list[SwissPlayer], history: list[list[int]], table_size: int, repeats: int
+) -> tuple[float, float, list[list[int]]]:
+    """Median and best seconds to seat one round, and the seating."""
+    times = []
+    tables: list[list[int]] = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        tables = swiss_tables(players, table_size, history)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times), min(times), tables
+
+
+def repeats_in(tables: list[list[int]], history: list[list[int]]) -> int:
+    met = {frozenset(p) for t in history for p in itertools.combinations(t, 2)}
+    return sum(1 for t in tables for p in itertools.combinations(t, 2) if frozenset(p) in met)
+
+
+def bench_swiss_round(args: argparse.Namespace) -> list[str]:
+    """The target case: one round of a large Swiss with a realistic history."""
+    start = time.perf_counter()
+    players, history = simulate(args.players, args.rounds, args.table_size, args.seed)
+    setup = time.perf_counter() - start
+    median, best, tables = time_swiss(players, history, args.table_size, args.repeats)
+    sizes = sorted({len(t) for t in tables}, reverse=True)
+    groups = len({p.points for p in players})
+    mark = "ok" if median < TARGET_SWISS_S else f"ABOVE {TARGET_SWISS_S:.0f} s"
+    return [
+        f"field: {args.players} players, {args.rounds} rounds played ({setup:.1f} s to simulate), "
+        f"{groups} score groups, {len(history)} earlier tables",
+        f"round {args.rounds + 1}: {len(tables)} tables of {sizes}, "
+        f"{repeats_in(tables, history)} repeated pairs",
+        f"seating time: median {median:.3f} s, best {best:.3f} s over {args.repeats} runs  {mark}",
+    ]
+
+
+def bench_swiss_dense_bottom(args: argparse.Namespace) -> list[str]:
+    """Worst case for the search: the lowest 12 players all met each other, so the exact
+    search runs out of budget and the greedy seating with swap repair takes over."""
+    n = args.players
+    players = [SwissPlayer(p, 0.0, 3000 - p * 0.1) for p in range(n)]
+    history = [list(p) for p in itertools.combinations(range(n - 12, n), 2)]
+    median, best, tables = time_swiss(players, history, args.table_size, args.repeats)
+    return [
+        f"{n} players, the bottom 12 all met: {repeats_in(tables, history)} repeated pairs, "
+        f"median {median:.3f} s, best {best:.3f} s",
+    ]
+
+
+#: name -> benchmark; each returns the lines it prints. Add the matchmaker benchmark here.
+BENCHES: dict[str, Callable[[argparse.Namespace], list[str]]] = {
+    "swiss-round": bench_swiss_round,
+    "swiss-dense-bottom": bench_swiss_dense_bottom,
+}
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--players", type=int, default=10_000, help="players in the field")
+    parser.add_argument("--rounds", type=int, default=5, help="rounds played before")
+    parser.add_argument("--table-size", type=int, default=4, help="players a table")
+    parser.add_argument("--repeats", type=int, default=5, help="timed runs of each pairing")
+    parser.add_argument("--seed", type=int, default=2026, help="seed of the simulation")
+    parser.add_argument("--only", choices=sorted(BENCHES), action="append", help="run only these")
+    args = parser.parse_args(argv)
+    print(f"python {sys.version.split()[0]}, one process (one core)")
+    for name, bench in BENCHES.items():
+        if args.only and name not in args.only:
+            continue
+        print(f"\n== {name}")
+        for line in bench(args):
+            print(line)
+
+
+if __name__ == "__main__":
+    main()
