@@ -8,7 +8,11 @@ class GamesConfig(AppConfig):
     name = "games"
 
     def ready(self) -> None:
-        from . import services, tasks
+        from accounts import vacations
+
+        from . import services, tasks, timeouts
 
         if tasks.after_action not in services.AFTER_COMMIT_HOOKS:
             services.AFTER_COMMIT_HOOKS.append(tasks.after_action)
+        if timeouts.deadlines_refresh not in vacations.CHANGED_HOOKS:
+            vacations.CHANGED_HOOKS.append(timeouts.deadlines_refresh)

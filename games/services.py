@@ -12,13 +12,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
 from games.engine import Game as EngineGame
 from games.engine import IllegalAction, RecordError, game_class
 
-from .models import BotKind, Event, Game, GameStatus, Seat, Snapshot
+from . import clock, notify
+from .models import BotKind, Event, EventSource, Game, GameStatus, Seat, Snapshot
 
 #: called with (game_id, seq) after every committed action and game start; tasks.py registers
 AFTER_COMMIT_HOOKS: list[Callable[[int, int], None]] = []
@@ -119,6 +121,8 @@ def game_create(
     options: dict[str, bool] | None = None,
     days_per_move: int = 3,
     bots: Sequence[str] = (),
+    bank_increment_hours: int = 0,
+    bank_cap_hours: int = 0,
 ) -> Game:
     """A new game with the creator in seat 0 and ``bots`` in the next seats; starts when full."""
     cls = game_class(kind)
@@ -133,6 +137,8 @@ def game_create(
     for bot in bots:
         if bot not in BotKind.values:
             raise GameServiceError(f"Unknown bot '{bot}'.")
+    if bank_increment_hours < 0 or bank_cap_hours < bank_increment_hours:
+        raise GameServiceError("The time bank's cap must be at least its increment.")
     setup = cls.deal(player_count, secrets.randbits(62))
     with transaction.atomic():
         game = Game.objects.create(
@@ -140,6 +146,9 @@ def game_create(
             options=opts,
             player_count=player_count,
             days_per_move=days_per_move,
+            max_timeouts=settings.MAX_TIMEOUTS,
+            bank_increment_hours=bank_increment_hours,
+            bank_cap_hours=bank_cap_hours,
             setup=setup,
             created_by=creator,
         )
@@ -192,10 +201,30 @@ def _start(game: Game) -> None:
     game.status = GameStatus.RUNNING
     game.started_at = now
     game.to_move = engine.to_move
-    game.turn_started_at = now
-    game.save(update_fields=["status", "started_at", "to_move", "turn_started_at"])
+    _begin_turn(game, now)
+    game.save(update_fields=["status", "started_at", "to_move", *TURN_FIELDS])
     Snapshot.objects.update_or_create(game=game, defaults={"seq": 0, "data": engine.snapshot()})
     _after_commit(game.pk, 0)
+
+
+TURN_FIELDS = ("turn_started_at", "turn_seq", "deadline", "reminder_at")
+
+
+def _begin_turn(game: Game, now: Any) -> None:
+    """The seat ``game.to_move`` starts its turn now: its clock, reminders and turn email."""
+    seat = Seat.objects.get(game=game, index=game.to_move)
+    game.turn_started_at = now
+    game.turn_seq = game.seq
+    game.deadline = clock.seat_deadline(game, seat, now)
+    game.reminder_at = clock.next_reminder(game.deadline, now)
+    notify.turn_began(game, seat)
+
+
+def _end_turn(game: Game, seat_index: int, now: Any) -> None:
+    """The seat's turn is over: settle its time bank."""
+    seat = Seat.objects.get(game=game, index=seat_index)
+    seat.bank_seconds = clock.bank_after_turn(game, seat, game.turn_started_at or now, now)
+    seat.save(update_fields=["bank_seconds"])
 
 
 # -- the one path of every action ---------------------------------------------------------------
@@ -206,6 +235,7 @@ def action_submit(
     action: str,
     expected_seq: int | None = None,
     user: Any = None,
+    source: str = EventSource.PLAYER,
 ) -> Submitted:
     """Apply ``action`` for ``seat`` or raise; exactly one of two racing submissions wins.
 
@@ -236,7 +266,7 @@ def action_submit(
         previous_seq = game.seq
         game.seq = previous_seq + 1
         event = Event.objects.create(
-            game=game, seq=game.seq, seat=seat, action=action, created_at=now
+            game=game, seq=game.seq, seat=seat, action=action, created_at=now, source=source
         )
         moved = Snapshot.objects.filter(game=game, seq=previous_seq).update(
             seq=game.seq, data=engine.snapshot()
@@ -245,30 +275,51 @@ def action_submit(
             Snapshot.objects.update_or_create(
                 game=game, defaults={"seq": game.seq, "data": engine.snapshot()}
             )
+        fields = ["seq", "to_move"]
+        if source == EventSource.PLAYER:  # a move of the player's own resets their timeouts
+            Seat.objects.filter(game=game, index=seat).update(timeouts=0)
         if engine.to_move != game.to_move:
-            game.turn_started_at = now
-        game.to_move = engine.to_move
-        fields = ["seq", "to_move", "turn_started_at"]
-        if engine.finished:
-            _finish(game, engine, now)
-            fields += ["status", "finished_at"]
+            _end_turn(game, seat, now)
+            game.to_move = engine.to_move
+            if engine.finished:
+                _finish(game, engine.scores(), now)
+                fields += ["status", "finished_at"]
+            else:
+                _begin_turn(game, now)
+            fields += TURN_FIELDS
         game.save(update_fields=fields)
         _after_commit(game.pk, game.seq)
     return Submitted(game=game, event=event, engine=engine)
 
 
-def _finish(game: Game, engine: EngineGame, now: Any) -> None:
-    """Final scores and places on the seats; tied players share a place (1, 1, 3)."""
-    scores = engine.scores()
+def _finish(game: Game, scores: list[int], now: Any) -> None:
+    """Final scores and places on the seats: tied players share a place (1, 1, 3); retired
+    seats rank after every active one (by score among themselves)."""
     game.status = GameStatus.FINISHED
     game.finished_at = now
     game.to_move = None
-    for seat in game.seats.all():
+    game.deadline = None
+    game.reminder_at = None
+    seats = list(game.seats.all())
+
+    def rank_key(seat: Seat) -> tuple[bool, int]:
+        return (seat.retired, -scores[seat.index])
+
+    for seat in seats:
         seat.score = scores[seat.index]
-        seat.place = 1 + sum(1 for s in scores if s > scores[seat.index])
+        seat.place = 1 + sum(1 for other in seats if rank_key(other) < rank_key(seat))
         seat.save(update_fields=["score", "place"])
+    notify.game_finished(game)
+
+
+def game_finish_early(game: Game, engine: EngineGame, now: Any) -> None:
+    """End a game the engine has not ended (fewer than two active seats): current scores."""
+    _finish(game, engine.scores(), now)
+    game.save(update_fields=["status", "finished_at", "to_move", *TURN_FIELDS])
 
 
 def _after_commit(game_id: int, seq: int) -> None:
+    """Queue the follow-up work once the transaction has committed. Robust: a broker that is
+    down must not turn a stored move into an error page; the periodic sweeps catch up."""
     for hook in AFTER_COMMIT_HOOKS:
-        transaction.on_commit(lambda hook=hook: hook(game_id, seq))
+        transaction.on_commit(lambda hook=hook: hook(game_id, seq), robust=True)

@@ -1,7 +1,8 @@
 """Celery tasks of games: thin wrappers that take ids and call services.
 
-Bots act in a task queued after the previous action committed, never inside the request that
-made that action; one task plays every consecutive bot action and stops at a person's turn.
+Every task is idempotent: running one twice sends one email and applies one timeout, because
+the services it calls re-check the state under a row lock or claim rows conditionally.
+Periodic ones run from Celery beat (settings.CELERY_BEAT_SCHEDULE).
 """
 
 from __future__ import annotations
@@ -9,8 +10,9 @@ from __future__ import annotations
 import threading
 
 from celery import shared_task
+from django.utils import timezone
 
-from . import bot_play
+from . import bot_play, notify, timeouts
 
 _draining = threading.local()
 
@@ -25,8 +27,72 @@ def play_bots(game_id: int) -> int:
         _draining.active = False
 
 
+@shared_task(acks_late=True, ignore_result=True)
+def deliver_game_notifications(game_id: int) -> dict[str, int]:
+    """Send the emails one game's last action made due (queued in its transaction)."""
+    from .models import Notification, NotificationStatus
+
+    ids = Notification.objects.filter(
+        game_id=game_id, status=NotificationStatus.QUEUED
+    ).values_list("pk", flat=True)
+    return notify.deliver_many(list(ids))
+
+
+@shared_task(ignore_result=True)
+def sweep_deliveries() -> dict[str, int]:
+    """Periodic: whatever a dead worker, a down broker or a refusing mail server left."""
+    return notify.deliver_due()
+
+
+@shared_task(ignore_result=True)
+def sweep_deadlines() -> dict[str, int]:
+    """Periodic (every minute): reminders that are due, then timeouts that are due."""
+    now = timezone.now()
+    counts: dict[str, int] = {}
+    for game_id in timeouts.due_reminders(now):
+        outcome = timeouts.reminder_send(game_id=game_id, now=now)
+        counts[f"reminder_{outcome}"] = counts.get(f"reminder_{outcome}", 0) + 1
+    for game_id in timeouts.due_deadlines(now):
+        outcome = timeouts.timeout_apply(game_id=game_id, now=now)
+        counts[f"timeout_{outcome}"] = counts.get(f"timeout_{outcome}", 0) + 1
+        if outcome in ("played", "retired"):
+            after_action(game_id, 0)
+    record_heartbeat("sweep")
+    return counts
+
+
+@shared_task(ignore_result=True)
+def sweep_bots() -> int:
+    """Periodic: wake the bots of games where an automatic seat waits (a lost wake-up)."""
+    woken = 0
+    for game_id in bot_play.games_waiting_for_bots():
+        if bot_play.bot_to_move(game_id):
+            play_bots.delay(game_id)
+            woken += 1
+    return woken
+
+
+@shared_task(ignore_result=True)
+def queue_digests() -> int:
+    """Periodic: the daily digests that are due in their players' time zones."""
+    from .digest import queue_digests as queue
+
+    count = queue(timezone.now())
+    notify.deliver_due()
+    return count
+
+
+def record_heartbeat(name: str) -> None:
+    """Remember when periodic work last ran (for a health check)."""
+    from django.core.cache import cache
+
+    cache.set(f"heartbeat:{name}", timezone.now().isoformat(), timeout=None)
+
+
 def after_action(game_id: int, seq: int) -> None:
-    """After-commit hook of every action: wake the bots when a bot seat is to move."""
+    """After-commit hook of every action and game start: send the emails it made due, and
+    wake the bots when an automatic seat is to move."""
+    deliver_game_notifications.delay(game_id)
     if getattr(_draining, "active", False):
         return  # the running play_bots loop takes the next bot action itself
     if bot_play.bot_to_move(game_id):

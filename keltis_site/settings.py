@@ -104,11 +104,43 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
 
-# Without a broker, tasks run in-process so the default setup needs no Redis.
-CELERY_BROKER_URL: str = env.str("CELERY_BROKER_URL", default="")
-CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
+# Celery. Production and CI use Redis (CELERY_BROKER_URL=redis://...). The embedded default is
+# kombu's file-system transport under var/celery/: a real worker and beat (scripts/serve starts
+# them) with no server to install; queued tasks survive restarts as files.
+CELERY_BROKER_URL: str = env.str("CELERY_BROKER_URL", default="filesystem://")
+CELERY_FILESYSTEM_QUEUE = BASE_DIR / "var" / "celery" / "queue"
+if CELERY_BROKER_URL.startswith("filesystem://"):
+    CELERY_FILESYSTEM_QUEUE.mkdir(parents=True, exist_ok=True)  # the transport needs it
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "data_folder_in": str(CELERY_FILESYSTEM_QUEUE),
+        "data_folder_out": str(CELERY_FILESYSTEM_QUEUE),
+        "store_processed": False,
+    }
+else:
+    # Redis redelivers an unacknowledged task after this long: longer than any task runs.
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
+CELERY_TASK_ALWAYS_EAGER: bool = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
 CELERY_TASK_EAGER_PROPAGATES = True
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_IGNORE_RESULT = True
 CELERY_TIMEZONE = TIME_ZONE
+CELERY_BEAT_SCHEDULE_FILENAME = str(BASE_DIR / "var" / "celerybeat-schedule")
+# Periodic work: the sweeps read indexed columns, so their cost follows what is due.
+CELERY_BEAT_SCHEDULE = {
+    "sweep-deadlines": {"task": "games.tasks.sweep_deadlines", "schedule": 60.0},
+    "sweep-deliveries": {"task": "games.tasks.sweep_deliveries", "schedule": 60.0},
+    "sweep-bots": {"task": "games.tasks.sweep_bots", "schedule": 60.0},
+    "queue-digests": {"task": "games.tasks.queue_digests", "schedule": 900.0},
+}
+
+# Deadlines: consecutive timeouts before a seat is retired; vacation days a player may take
+# in a calendar year (their clocks stop meanwhile).
+MAX_TIMEOUTS: int = env.int("MAX_TIMEOUTS", default=3)
+VACATION_DAYS_PER_YEAR: int = env.int("VACATION_DAYS_PER_YEAR", default=30)
+# An email claimed by a worker that then died is sent again after this many seconds.
+NOTIFICATION_SENDING_TIMEOUT: int = env.int("NOTIFICATION_SENDING_TIMEOUT", default=600)
 
 # The public address of the site, for links in emails. Links in account emails follow its
 # scheme: with https here they are https even when a proxy speaks plain http to Django.

@@ -77,11 +77,12 @@ def test_postgres_url_selects_postgresql(scheme: str) -> None:
     assert (db["HOST"], str(db["PORT"])) == ("db.example", "5433")
 
 
-def test_without_broker_tasks_run_eagerly() -> None:
+def test_without_broker_tasks_go_to_the_file_system_queue() -> None:
+    """The embedded default needs no Redis: a real worker reads a folder under var/."""
     values = settings_with()
 
-    assert values["broker"] == ""
-    assert values["eager"] is True
+    assert values["broker"] == "filesystem://"
+    assert values["eager"] is False
 
 
 def test_with_broker_tasks_go_to_the_broker() -> None:

@@ -1,0 +1,154 @@
+"""The outbox of emails: which notifications an event makes due, and their delivery.
+
+Rows are created inside the transaction that made them due (so they exist exactly when the
+move does) and delivered after commit by a task; a periodic sweep delivers whatever a dead
+worker, a down broker or a refusing mail server left queued. A row is claimed with a
+conditional update, so two runners never send the same email.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.db.models import F
+from django.utils import timezone
+
+from .models import (
+    Game,
+    Notification,
+    NotificationKind,
+    NotificationStatus,
+    Seat,
+)
+
+log = logging.getLogger(__name__)
+
+MAX_ATTEMPTS = 8
+DELIVER_BATCH = 200
+
+
+def _queue(key: str, **fields: object) -> Notification | None:
+    """Create the row once; a second call with the same key changes nothing."""
+    try:
+        with transaction.atomic():
+            return Notification.objects.create(key=key, **fields)
+    except IntegrityError:
+        return None
+
+
+def turn_began(game: Game, seat: Seat) -> None:
+    """The seat's turn began at ``game.turn_seq``: its player gets the turn email."""
+    if seat.user_id is None or seat.retired:
+        return
+    _queue(
+        f"turn:{game.pk}:{seat.index}:{game.turn_seq}",
+        kind=NotificationKind.TURN,
+        user_id=seat.user_id,
+        game=game,
+        seat=seat.index,
+        seq=game.turn_seq,
+    )
+
+
+def reminder_due(game: Game, seat: Seat, label: str) -> None:
+    if seat.user_id is None or seat.retired:
+        return
+    _queue(
+        f"reminder:{game.pk}:{seat.index}:{game.turn_seq}:{label}",
+        kind=NotificationKind.REMINDER,
+        user_id=seat.user_id,
+        game=game,
+        seat=seat.index,
+        seq=game.turn_seq,
+    )
+
+
+def timed_out(game: Game, seat: Seat, seq: int) -> None:
+    """Everyone at the table hears that ``seat`` timed out at ``seq``."""
+    for other in game.seats.exclude(user=None):
+        _queue(
+            f"timeout:{game.pk}:{seat.index}:{seq}:{other.index}",
+            kind=NotificationKind.TIMEOUT,
+            user_id=other.user_id,
+            game=game,
+            seat=seat.index,
+            seq=seq,
+        )
+
+
+def game_finished(game: Game) -> None:
+    for seat in game.seats.exclude(user=None):
+        _queue(
+            f"finished:{game.pk}:{seat.index}",
+            kind=NotificationKind.FINISHED,
+            user_id=seat.user_id,
+            game=game,
+            seat=seat.index,
+            seq=game.seq,
+        )
+
+
+# -- delivery ------------------------------------------------------------------------------------
+def deliver(notification_id: int) -> str:
+    """Send one queued notification if it is due and nobody else has claimed it."""
+    from .emails import send_notification
+
+    now = timezone.now()
+    claimed = Notification.objects.filter(
+        pk=notification_id, status=NotificationStatus.QUEUED, next_attempt_at__lte=now
+    ).update(status=NotificationStatus.SENDING, attempts=F("attempts") + 1, next_attempt_at=now)
+    if not claimed:
+        return "not_claimed"
+    notification = Notification.objects.select_related("user", "game").get(pk=notification_id)
+    try:
+        sent = send_notification(notification)
+    except Exception as exc:  # the mail server refused, the network failed, a template broke
+        log.warning("notification %s failed: %s", notification.key, exc)
+        failed = notification.attempts >= MAX_ATTEMPTS
+        Notification.objects.filter(pk=notification_id).update(
+            status=NotificationStatus.FAILED if failed else NotificationStatus.QUEUED,
+            next_attempt_at=now + backoff(notification.attempts),
+            last_error=f"{type(exc).__name__}: {exc}"[:2000],
+        )
+        return "failed" if failed else "retry"
+    Notification.objects.filter(pk=notification_id).update(
+        status=NotificationStatus.SENT if sent else NotificationStatus.SKIPPED,
+        sent_at=timezone.now(),
+    )
+    return "sent" if sent else "skipped"
+
+
+def sending_timeout() -> timedelta:
+    """A row left 'sending' this long was claimed by a worker that died: queue it again."""
+    return timedelta(seconds=settings.NOTIFICATION_SENDING_TIMEOUT)
+
+
+def backoff(attempts: int) -> timedelta:
+    """1, 2, 4 … minutes after each failed attempt, at most an hour."""
+    return timedelta(minutes=min(60, 2 ** max(0, attempts - 1)))
+
+
+def deliver_many(ids: Iterable[int]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for notification_id in ids:
+        outcome = deliver(notification_id)
+        counts[outcome] = counts.get(outcome, 0) + 1
+    return counts
+
+
+def deliver_due(limit: int = DELIVER_BATCH) -> dict[str, int]:
+    """The sweep: requeue rows a dead worker left 'sending', then send what is due."""
+    now = timezone.now()
+    Notification.objects.filter(
+        status=NotificationStatus.SENDING, next_attempt_at__lt=now - sending_timeout()
+    ).update(status=NotificationStatus.QUEUED)
+    ids = list(
+        Notification.objects.filter(status=NotificationStatus.QUEUED, next_attempt_at__lte=now)
+        .order_by("next_attempt_at")
+        .values_list("pk", flat=True)[:limit]
+    )
+    return deliver_many(ids)

@@ -1,0 +1,130 @@
+"""The deadline sweep's work: reminders before a deadline, and the timeout policy after it.
+
+A timeout goes down the same path as a move: lock the game row, check again that the deadline
+really passed (a move that arrived first has moved it), then let the engine's bot play the
+seat's turn through ``action_submit``. Two sweeps at once therefore apply one timeout.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from django.db import transaction
+from django.utils import timezone
+
+from games.engine.bots import make_bot
+
+from . import clock, notify
+from .models import EventSource, Game, GameStatus, Seat
+from .services import TURN_FIELDS, action_submit, engine_state, game_finish_early
+
+TIMEOUT_BOT = "greedy"
+MAX_TURN_ACTIONS = 50  # a turn is a handful of actions; a bound against any engine surprise
+SWEEP_BATCH = 500
+
+
+def due_deadlines(now: datetime, limit: int = SWEEP_BATCH) -> list[int]:
+    """Games whose deadline passed: an index range scan, proportional to the games due."""
+    return list(
+        Game.objects.filter(status=GameStatus.RUNNING, deadline__lte=now)
+        .order_by("deadline")
+        .values_list("pk", flat=True)[:limit]
+    )
+
+
+def due_reminders(now: datetime, limit: int = SWEEP_BATCH) -> list[int]:
+    return list(
+        Game.objects.filter(status=GameStatus.RUNNING, reminder_at__lte=now)
+        .order_by("reminder_at")
+        .values_list("pk", flat=True)[:limit]
+    )
+
+
+def reminder_send(*, game_id: int, now: datetime | None = None) -> str:
+    """Queue the reminder that is due for the seat to move, and schedule the next one."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        game = Game.objects.select_for_update().get(pk=game_id)
+        if game.status != GameStatus.RUNNING or game.reminder_at is None:
+            return "none"
+        if game.reminder_at > now:
+            return "not_due"
+        seat = Seat.objects.get(game=game, index=game.to_move)
+        deadline = clock.seat_deadline(game, seat, game.turn_started_at or now)
+        if deadline != game.deadline:  # a vacation moved the deadline: move the reminder too
+            game.deadline = deadline
+            game.reminder_at = clock.next_reminder(deadline, now)
+            game.save(update_fields=["deadline", "reminder_at"])
+            if game.reminder_at is None or game.reminder_at > now:
+                return "moved"
+        notify.reminder_due(game, seat, clock.reminder_label(game.deadline, now))
+        game.reminder_at = clock.next_reminder(game.deadline, now)
+        game.save(update_fields=["reminder_at"])
+    return "sent"
+
+
+def timeout_apply(*, game_id: int, now: datetime | None = None) -> str:
+    """Apply the timeout policy if the seat to move really ran out of time.
+
+    Returns what happened: 'not_due', 'extended' (a vacation stopped the clock), 'played' (the
+    bot played the turn), 'retired' (too many timeouts in a row) or 'ended' (fewer than two
+    active seats are left, so the game ends).
+    """
+    now = now or timezone.now()
+    with transaction.atomic():
+        game = Game.objects.select_for_update().get(pk=game_id)
+        if game.status != GameStatus.RUNNING or game.deadline is None or game.deadline > now:
+            return "not_due"
+        seat = Seat.objects.select_for_update().get(game=game, index=game.to_move)
+        deadline = clock.seat_deadline(game, seat, game.turn_started_at or now)
+        if deadline is not None and deadline > now:
+            game.deadline = deadline
+            game.reminder_at = clock.next_reminder(deadline, now)
+            game.save(update_fields=["deadline", "reminder_at"])
+            return "extended"
+        seat.timeouts += 1
+        seat.retired = seat.timeouts >= game.max_timeouts
+        seat.save(update_fields=["timeouts", "retired"])
+        notify.timed_out(game, seat, game.seq)
+        active = game.seats.filter(retired=False).count()
+        if seat.retired and active < 2:
+            game_finish_early(game, engine_state(game), now)
+            return "ended"
+        _play_turn(game, seat, EventSource.TIMEOUT)
+        return "retired" if seat.retired else "played"
+
+
+def _play_turn(game: Game, seat: Seat, source: str) -> None:
+    """Let the bot finish the seat's whole turn (play, clover, draw) through action_submit."""
+    for _ in range(MAX_TURN_ACTIONS):
+        game.refresh_from_db(fields=["status", "to_move", "seq", *TURN_FIELDS])
+        if game.status != GameStatus.RUNNING or game.to_move != seat.index:
+            return
+        engine = engine_state(game)
+        action = make_bot(TIMEOUT_BOT, seed=game.pk * 1_000_003 + game.seq).choose(engine)
+        action_submit(
+            game_id=game.pk, seat=seat.index, action=action, expected_seq=game.seq, source=source
+        )
+    raise RuntimeError(f"game {game.pk}: the timeout turn did not end")
+
+
+def deadlines_refresh(user_id: int) -> int:
+    """A player's vacations changed: recompute the stored deadline of every game waiting for
+    them, so pages, emails and the sweep agree at once. Returns the games updated."""
+    changed = 0
+    waiting = Seat.objects.filter(
+        user_id=user_id, game__status=GameStatus.RUNNING, retired=False
+    ).values_list("game_id", "index")
+    for game_id, index in waiting:
+        with transaction.atomic():
+            game = Game.objects.select_for_update().get(pk=game_id)
+            if game.status != GameStatus.RUNNING or game.to_move != index:
+                continue
+            seat = Seat.objects.get(game=game, index=index)
+            deadline = clock.seat_deadline(game, seat, game.turn_started_at or timezone.now())
+            if deadline != game.deadline:
+                game.deadline = deadline
+                game.reminder_at = clock.next_reminder(deadline, timezone.now())
+                game.save(update_fields=["deadline", "reminder_at"])
+                changed += 1
+    return changed
