@@ -14,6 +14,7 @@ from django.utils.translation import gettext_lazy as _
 from accounts.models import (
     DISPLAY_NAME_MAX_LENGTH,
     DISPLAY_NAME_MIN_LENGTH,
+    EmailMode,
     validate_display_name,
 )
 
@@ -83,3 +84,30 @@ class SettingsForm(forms.Form):
     display_name = display_name_field()
     time_zone = forms.ChoiceField(label=_("Time zone"), choices=time_zone_choices)
     language = forms.ChoiceField(label=_("Language"), choices=settings.LANGUAGES)
+
+
+def _hour_choices() -> list[tuple[int, str]]:
+    return [(hour, f"{hour:02d}:00") for hour in range(24)]
+
+
+class EmailPreferencesForm(forms.Form):
+    """Turn emails: every turn, a daily digest, or none; accounts.services saves it."""
+
+    email_mode = forms.ChoiceField(
+        label=_("Turn emails"), choices=EmailMode.choices, widget=forms.RadioSelect
+    )
+    digest_hour = forms.TypedChoiceField(
+        label=_("Digest hour"),
+        choices=_hour_choices,
+        coerce=int,
+        help_text=_("When the daily digest comes, in your time zone"),
+    )
+
+
+class VacationForm(forms.Form):
+    """A vacation by local dates, first and last day included; accounts.vacations checks it."""
+
+    first_day = forms.DateField(
+        label=_("First day"), widget=forms.DateInput(attrs={"type": "date"})
+    )
+    last_day = forms.DateField(label=_("Last day"), widget=forms.DateInput(attrs={"type": "date"}))

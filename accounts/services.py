@@ -5,7 +5,9 @@ from __future__ import annotations
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext as _
 
-from accounts.models import User
+from accounts.models import EmailMode, User
+
+LAST_HOUR = 23
 
 
 def update_profile(user: User, *, display_name: str, time_zone: str, language: str) -> User:
@@ -33,4 +35,28 @@ def update_profile(user: User, *, display_name: str, time_zone: str, language: s
     for name, value in cleaned.items():
         setattr(user, name, value)
     user.save(update_fields=list(cleaned))
+    return user
+
+
+def update_email_preferences(user: User, *, email_mode: str, digest_hour: int) -> User:
+    """How the player hears of their turns: every turn, a daily digest at a local hour, or
+    not at all. Raises ValidationError (by field name) for a value the model refuses."""
+    errors: dict[str, list[ValidationError]] = {}
+    if email_mode not in EmailMode.values:
+        errors["email_mode"] = [ValidationError(_("Choose one of the offered options."))]
+    if not 0 <= digest_hour <= LAST_HOUR:
+        errors["digest_hour"] = [ValidationError(_("Choose an hour from 0 to 23."))]
+    if errors:
+        raise ValidationError(errors)
+    user.email_mode = email_mode
+    user.digest_hour = digest_hour
+    user.save(update_fields=["email_mode", "digest_hour"])
+    return user
+
+
+def email_unsubscribe(user: User) -> User:
+    """No more game emails (an unsubscribe link, RFC 8058 one-click included)."""
+    if user.email_mode != EmailMode.NONE:
+        user.email_mode = EmailMode.NONE
+        user.save(update_fields=["email_mode"])
     return user

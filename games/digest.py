@@ -1,0 +1,67 @@
+"""The daily digest: one email a day listing every game waiting for the player.
+
+For players who chose it instead of an email every turn. ``queue_digests`` runs often (every
+15 minutes) and queues, per player, at most one digest per local calendar day, once their own
+clock has reached their digest hour; the row's unique key makes a second run a no-op. The
+email itself is rendered when it is sent (``games.emails``), from the games still waiting then.
+"""
+
+from __future__ import annotations
+
+import zoneinfo
+from datetime import date, datetime
+
+from django.db.models import Exists, F, OuterRef, QuerySet
+
+from accounts.models import EmailMode, User
+
+from .models import Game, GameStatus, Notification, NotificationKind, Seat
+
+
+def _waiting_seats() -> QuerySet[Seat]:
+    """Seats of persons whose turn it is in a running game."""
+    return Seat.objects.filter(
+        retired=False, user__isnull=False, game__status=GameStatus.RUNNING,
+        game__to_move=F("index"),
+    )
+
+
+def waiting_games(*, user: User) -> list[Game]:
+    """The running games where it is ``user``'s turn, the least time left first (games
+    without a deadline last)."""
+    games = Game.objects.filter(
+        pk__in=_waiting_seats().filter(user=user).values("game_id")
+    ).order_by(F("deadline").asc(nulls_last=True), "pk")
+    return list(games)
+
+
+def digest_key(user_id: int, day: date) -> str:
+    return f"digest:{user_id}:{day.isoformat()}"
+
+
+def _local(now: datetime, time_zone: str) -> datetime:
+    try:
+        return now.astimezone(zoneinfo.ZoneInfo(time_zone or "UTC"))
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        return now.astimezone(zoneinfo.UTC)
+
+
+def queue_digests(now: datetime) -> int:
+    """Queue today's digest for each digest reader whose local time has reached their digest
+    hour and who has a game waiting; returns how many rows were created."""
+    readers = (
+        User.objects.filter(email_mode=EmailMode.DAILY_DIGEST, is_active=True)
+        .filter(Exists(_waiting_seats().filter(user=OuterRef("pk"))))
+        .only("pk", "time_zone", "digest_hour")
+    )
+    created = 0
+    for user in readers:
+        local = _local(now, user.time_zone)
+        if local.hour < user.digest_hour:
+            continue
+        _, new = Notification.objects.get_or_create(
+            key=digest_key(user.pk, local.date()),
+            defaults={"kind": NotificationKind.DIGEST, "user": user},
+        )
+        created += new
+    return created

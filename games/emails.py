@@ -1,0 +1,421 @@
+"""The one email sender: turns a ``Notification`` row into one email, or into nothing.
+
+``games.notify`` queues the rows and calls ``send_notification`` outside any transaction; it
+returns False when there is nothing to send (the turn is over, the player asked for no such
+email), True once the email is handed to the mail backend, and raises when sending failed (the
+caller retries). Each email is rendered in the recipient's language and time zone from three
+templates, ``emails/<kind>.subject.txt``, ``.txt`` and ``.html`` (as healthchecks does); the
+words of actions and events come from ``games.presenters``, as on the game page.
+"""
+
+from __future__ import annotations
+
+import re
+import zoneinfo
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+from urllib.parse import urlsplit
+
+from django.conf import settings
+from django.core.mail import EmailMultiAlternatives
+from django.template.loader import render_to_string
+from django.urls import reverse
+from django.utils import timezone, translation
+from django.utils.timesince import timeuntil
+from django.utils.translation import gettext as _
+
+from accounts.models import EmailMode, User
+
+from . import links, presenters, selectors
+from .digest import waiting_games
+from .models import Event, EventSource, Game, GameStatus, Notification, NotificationKind, Seat
+
+#: at most this many past events are listed under "since your last turn"
+MAX_SINCE_EVENTS = 40
+
+
+# -- who gets what --------------------------------------------------------------------------------
+def wants(notification: Notification, user: User) -> bool:
+    """The player's email setting: every turn, a daily digest instead, or nothing at all.
+
+    Digest readers still get reminders (a deadline is near), the end of their games and the
+    news that their own turn timed out: a day's wait could cost them their seat.
+    """
+    mode = user.email_mode
+    if not user.is_active or not user.email or mode == EmailMode.NONE:
+        return False
+    kind = notification.kind
+    if kind == NotificationKind.TURN:
+        return mode == EmailMode.EVERY_TURN
+    if kind == NotificationKind.DIGEST:
+        return mode == EmailMode.DAILY_DIGEST
+    if kind == NotificationKind.TIMEOUT and mode != EmailMode.EVERY_TURN:
+        return _own_seat(notification, user)
+    return True
+
+
+def _own_seat(notification: Notification, user: User) -> bool:
+    return Seat.objects.filter(
+        game_id=notification.game_id, index=notification.seat, user_id=user.pk
+    ).exists()
+
+
+def send_notification(notification: Notification) -> bool:
+    """Render and send the notification's email; False when there is nothing to send."""
+    user = notification.user
+    if not wants(notification, user):
+        return False
+    build = _BUILDERS.get(notification.kind)
+    if build is None:
+        return False
+    now = timezone.now()
+    with translation.override(user.language or settings.LANGUAGE_CODE), timezone.override(
+        _zone(user)
+    ):
+        context = build(notification, user, now)
+        if context is None:
+            return False
+        message = _message(notification, user, {**_common(user), **context})
+    message.send()
+    return True
+
+
+# -- the email itself -----------------------------------------------------------------------------
+def _zone(user: User) -> zoneinfo.ZoneInfo:
+    try:
+        return zoneinfo.ZoneInfo(user.time_zone or "UTC")
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        return zoneinfo.ZoneInfo("UTC")
+
+
+def _domain() -> str:
+    return urlsplit(settings.SITE_URL).hostname or "localhost"
+
+
+def _message_id(key: str) -> str:
+    """The same for every attempt at one notification: a retried send is one email to a
+    client that de-duplicates, and one game's emails share a thread (References)."""
+    local = re.sub(r"[^A-Za-z0-9.-]", ".", key)
+    return f"<{local}@{_domain()}>"
+
+
+def _headers(notification: Notification, unsubscribe_url: str) -> dict[str, str]:
+    headers = {
+        "Message-ID": _message_id(notification.key),
+        # RFC 8058: mail clients show an unsubscribe button that POSTs without a page
+        "List-Unsubscribe": f"<{unsubscribe_url}>",
+        "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
+        # RFC 3834: no vacation auto-replies to a robot
+        "Auto-Submitted": "auto-generated",
+        "X-Auto-Response-Suppress": "All",
+    }
+    if notification.game_id is not None:
+        thread = _message_id(f"game-{notification.game_id}")
+        headers["References"] = thread
+        headers["In-Reply-To"] = thread
+    return headers
+
+
+def _text(raw: str) -> str:
+    """Plain-text templates: no trailing blanks, at most one empty line in a row."""
+    lines = [line.rstrip() for line in raw.strip().splitlines()]
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)) + "\n"
+
+
+def _message(
+    notification: Notification, user: User, context: dict[str, Any]
+) -> EmailMultiAlternatives:
+    base = f"emails/{notification.kind}"
+    subject = " ".join(render_to_string(f"{base}.subject.txt", context).split())
+    text = _text(render_to_string(f"{base}.txt", context))
+    html = render_to_string(f"{base}.html", context)
+    message = EmailMultiAlternatives(
+        subject=subject,
+        body=text,
+        from_email=settings.DEFAULT_FROM_EMAIL,
+        to=[user.email],
+        headers=_headers(notification, context["unsubscribe_url"]),
+    )
+    message.attach_alternative(html, "text/html")
+    return message
+
+
+def _common(user: User) -> dict[str, Any]:
+    return {
+        "user_name": user.public_name,
+        "time_zone": user.time_zone,
+        "preferences_url": links.absolute(reverse("email_preferences")),
+        "unsubscribe_url": links.unsubscribe_url(user.pk),
+    }
+
+
+# -- pieces shared by several emails --------------------------------------------------------------
+#: card colours in the HTML part (emails may carry inline CSS): (border, background)
+_CHIP_COLOURS = {
+    **presenters.PATH_COLOURS,
+    "P": ("#6b6b6b", "#ececec"),
+    "W": ("#5b4a9e", "#e4def7"),
+}
+
+
+@dataclass(frozen=True)
+class MailCard:
+    name: str
+    text: str
+    border: str
+    background: str
+
+
+def mail_cards(cards: list[str] | None) -> list[MailCard]:
+    """Cards as the HTML part draws them: a coloured chip, its full name for every reader."""
+    result = []
+    for chip in presenters.chips(cards):
+        key = chip.card[:1]
+        border, background = _CHIP_COLOURS.get(key, ("#6b6b6b", "#ffffff"))
+        result.append(MailCard(chip.name, chip.text, border, background))
+    return result
+
+
+@dataclass(frozen=True)
+class LinkedChoice:
+    action: str
+    label: str
+    short: str
+    #: the absolute address (for emails) and the path (for the site's own pages)
+    url: str
+    path: str
+
+
+@dataclass(frozen=True)
+class LinkedGroup:
+    """One group of the game page's action buttons, each choice an emailed link."""
+
+    title: str
+    card: MailCard | None
+    choices: list[LinkedChoice]
+
+
+def linked_groups(
+    kind: str, legal: list[str], view: dict[str, Any], link: links.ActionLink
+) -> list[LinkedGroup]:
+    """The legal actions grouped as on the game page, each with a link for the step
+    ``link.seq`` of the turn ``link`` names (``link.action`` is ignored)."""
+    groups = []
+    for group in presenters.action_groups(kind, legal, view):
+        card = mail_cards([group.card.card])[0] if group.card else None
+        choices = []
+        for choice in group.choices:
+            path = link.next_step(seq=link.seq, action=choice.action).path()
+            choices.append(
+                LinkedChoice(choice.action, choice.label, choice.short, links.absolute(path), path)
+            )
+        groups.append(LinkedGroup(group.title, card, choices))
+    return groups
+
+
+def game_title(game: Game) -> str:
+    return _("%(game)s #%(id)s") % {"game": game.get_kind_display(), "id": game.pk}
+
+
+def _game_common(game: Game, page: selectors.GamePage) -> dict[str, Any]:
+    others = [s.name for s in page.seats if not s.is_viewer]
+    return {
+        "game": game,
+        "title": game_title(game),
+        "kind": game.kind,
+        "is_board": game.kind == presenters.BOARD,
+        "game_url": links.absolute(reverse("game_detail", args=[game.pk])),
+        "opponents": others,
+        "opponents_text": ", ".join(others),
+    }
+
+
+def since_last_turn(events: list[selectors.EventInfo], seat: int) -> list[selectors.EventInfo]:
+    """The others' events between the seat's previous turn and this one (steps the seat has
+    already taken in this turn are left out: the player knows them)."""
+    end = len(events)
+    while end and events[end - 1].seat == seat:
+        end -= 1
+    start = end
+    while start and events[start - 1].seat != seat:
+        start -= 1
+    return events[max(start, end - MAX_SINCE_EVENTS) : end]
+
+
+def _deadline(game: Game, now: datetime) -> dict[str, Any]:
+    if game.deadline is None:
+        return {"deadline": None, "time_left": ""}
+    return {"deadline": game.deadline, "time_left": timeuntil(game.deadline, now)}
+
+
+# -- turn and reminder ----------------------------------------------------------------------------
+def _turn_is_on(notification: Notification, user: User) -> Game | None:
+    """The notification's game, if the turn it announced is still waiting for this player."""
+    game = notification.game
+    if game is None:
+        return None
+    game.refresh_from_db()
+    if (
+        game.status != GameStatus.RUNNING
+        or game.to_move is None
+        or game.to_move != notification.seat
+        or game.turn_seq != notification.seq
+    ):
+        return None
+    seat = Seat.objects.filter(game=game, index=game.to_move).first()
+    if seat is None or seat.user_id != user.pk or seat.retired:
+        return None
+    return game
+
+
+def _turn(notification: Notification, user: User, now: datetime) -> dict[str, Any] | None:
+    game = _turn_is_on(notification, user)
+    if game is None:
+        return None
+    page = selectors.game_page(game=game, user=user)
+    seat = page.viewer_seat
+    if seat is None or not page.legal or page.view is None:
+        return None
+    link = links.ActionLink(game.pk, seat, game.turn_seq, game.seq, "")
+    groups = linked_groups(game.kind, page.legal, page.view, link)
+    history = selectors.game_history(game=game)
+    since = presenters.event_lines(game.kind, since_last_turn(history.events, seat))
+    return {
+        **_game_common(game, page),
+        **_deadline(game, now),
+        "seat": seat,
+        "hand": mail_cards(page.view["players"][seat].get("hand")),
+        "since": since,
+        "phase_text": presenters.phase_text(game.kind, page.phase, page.view),
+        "started_turn": game.seq != game.turn_seq,
+        "groups": groups,
+    }
+
+
+def _reminder(notification: Notification, user: User, now: datetime) -> dict[str, Any] | None:
+    game = notification.game
+    if game is None or game.deadline is None or game.deadline <= now:
+        return None
+    return _turn(notification, user, now)
+
+
+# -- timeout, game over ---------------------------------------------------------------------------
+def _timeout_run(game: Game, seat: int, seq: int) -> list[int]:
+    """The seqs of the actions the timeout policy took for ``seat`` right after ``seq`` (the
+    game's seq when the deadline passed)."""
+    rows = list(
+        Event.objects.filter(game=game, seq__gt=seq)
+        .order_by("seq")
+        .values_list("seq", "seat", "source")[:50]
+    )
+    run = []
+    for event_seq, event_seat, source in rows:
+        if event_seat != seat or source != EventSource.TIMEOUT:
+            break
+        run.append(event_seq)
+    return run
+
+
+def _timeout(notification: Notification, user: User, now: datetime) -> dict[str, Any] | None:
+    game = notification.game
+    if game is None or notification.seat is None:
+        return None
+    game.refresh_from_db()
+    timed_out = Seat.objects.filter(game=game, index=notification.seat).first()
+    if timed_out is None:
+        return None
+    page = selectors.game_page(game=game, user=user)
+    names = {s.index: s.name for s in page.seats}
+    is_me = timed_out.user_id == user.pk
+    run = set(_timeout_run(game, timed_out.index, notification.seq or 0))
+    played = []
+    if run:
+        history = selectors.game_history(game=game)
+        played = [
+            presenters.event_text(game.kind, e.action, None if is_me else e.seat_name, e.drawn)
+            for e in history.events
+            if e.seq in run
+        ]
+    to_move = page.to_move if game.status == GameStatus.RUNNING else None
+    return {
+        **_game_common(game, page),
+        "is_me": is_me,
+        "who": names.get(timed_out.index, ""),
+        "played": played,
+        "retired": timed_out.retired,
+        "timeouts": timed_out.timeouts,
+        "timeouts_left": max(0, game.max_timeouts - timed_out.timeouts),
+        "finished": game.status == GameStatus.FINISHED,
+        "my_turn_now": to_move is not None and to_move == page.viewer_seat,
+        "to_move_name": names.get(to_move) if to_move is not None else None,
+    }
+
+
+def _finished(notification: Notification, user: User, now: datetime) -> dict[str, Any] | None:
+    game = notification.game
+    if game is None:
+        return None
+    game.refresh_from_db()
+    if game.status != GameStatus.FINISHED:
+        return None
+    page = selectors.game_page(game=game, user=user)
+    mine = Seat.objects.filter(game=game, user_id=user.pk).first()
+    return {
+        **_game_common(game, page),
+        "results": presenters.results(page.seats, page.scores, page.winners),
+        "my_place": mine.place if mine else None,
+        # the stored place ranks retired seats last, whatever their score
+        "i_won": mine is not None and mine.place == 1,
+        "end_reason": presenters.end_reason_text(game.kind, page.view),
+        "history_url": links.absolute(reverse("game_history", args=[game.pk])),
+    }
+
+
+# -- the daily digest -----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class DigestEntry:
+    title: str
+    opponents: str
+    deadline: datetime | None
+    time_left: str
+    url: str
+
+
+def _digest(notification: Notification, user: User, now: datetime) -> dict[str, Any] | None:
+    games = waiting_games(user=user)
+    if not games:
+        return None
+    names = _names_by_game(games)
+    entries = [
+        DigestEntry(
+            title=game_title(game),
+            opponents=", ".join(n for uid, n in names.get(game.pk, []) if uid != user.pk),
+            deadline=game.deadline,
+            time_left=timeuntil(game.deadline, now) if game.deadline else "",
+            url=links.absolute(reverse("game_detail", args=[game.pk])),
+        )
+        for game in games
+    ]
+    return {
+        "entries": entries,
+        "count": len(entries),
+        "my_games_url": links.absolute(reverse("my_games")),
+    }
+
+
+def _names_by_game(games: list[Game]) -> dict[int, list[tuple[int | None, str]]]:
+    names: dict[int, list[tuple[int | None, str]]] = {}
+    seats = Seat.objects.filter(game__in=games).select_related("user").order_by("game", "index")
+    for seat in seats:
+        names.setdefault(seat.game_id, []).append((seat.user_id, seat.name))
+    return names
+
+
+_BUILDERS = {
+    NotificationKind.TURN: _turn,
+    NotificationKind.REMINDER: _reminder,
+    NotificationKind.TIMEOUT: _timeout,
+    NotificationKind.FINISHED: _finished,
+    NotificationKind.DIGEST: _digest,
+}

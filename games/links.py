@@ -1,0 +1,141 @@
+"""Signed links in emails: act on one turn without logging in, and unsubscribe in one click.
+
+One signing helper for every emailed token (``django.core.signing``, a salt per purpose), so a
+token made for one purpose never passes for another, and nothing is stored per link. An action
+token names (game, seat, turn, seq, action) and is good only while that turn lasts; the state
+of the game, not the token, decides, so a link dies when the game moves on.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.core import signing
+from django.urls import reverse
+from django.utils import timezone
+
+from .models import Game, GameStatus, Seat
+
+SALT = "keltis.links"
+ACTION, UNSUBSCRIBE = "act", "unsubscribe"
+#: a bound on any action token: the deadline or the end of the turn ends it much sooner
+ACTION_MAX_AGE = timedelta(days=60)
+
+
+class LinkError(Exception):
+    """Why a link does not act; ``code`` picks the words the page shows."""
+
+    def __init__(self, code: str) -> None:
+        self.code = code
+        self.status = http_status(code)
+        super().__init__(code)
+
+
+def http_status(code: str) -> int:
+    """400 for a link that never was valid (or a move the rules refuse), 410 for one whose
+    time has passed (the game moved on, the turn or the game ended, the deadline passed)."""
+    return 400 if code in ("invalid", "illegal") else 410
+
+
+# -- the one signing helper -----------------------------------------------------------------------
+def sign(purpose: str, payload: list[Any]) -> str:
+    """A compact, URL-safe token (base64 JSON, timestamp, signature) for ``purpose``."""
+    return signing.dumps(payload, salt=f"{SALT}.{purpose}", compress=True)
+
+
+def unsign(purpose: str, token: str, max_age: timedelta | None = None) -> list[Any]:
+    """The payload of a token made by ``sign`` for ``purpose``, or ``LinkError``."""
+    try:
+        payload = signing.loads(token, salt=f"{SALT}.{purpose}", max_age=max_age)
+    except signing.SignatureExpired:
+        raise LinkError("too_old") from None
+    except (signing.BadSignature, ValueError, UnicodeDecodeError):
+        raise LinkError("invalid") from None
+    if not isinstance(payload, list):
+        raise LinkError("invalid")
+    return payload
+
+
+def absolute(path: str) -> str:
+    """An address for an email: the site's public origin (settings.SITE_URL) and ``path``."""
+    return f"{settings.SITE_URL}{path}"
+
+
+# -- action links ---------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ActionLink:
+    """One action of one turn: ``turn_seq`` names the turn, ``seq`` the step within it."""
+
+    game_id: int
+    seat: int
+    turn_seq: int
+    seq: int
+    action: str
+
+    def token(self) -> str:
+        return sign(ACTION, [self.game_id, self.seat, self.turn_seq, self.seq, self.action])
+
+    def path(self) -> str:
+        return reverse("email_action", args=[self.token()])
+
+    def url(self) -> str:
+        return absolute(self.path())
+
+    def next_step(self, *, seq: int, action: str) -> ActionLink:
+        """A link for the same turn, one step on (the draw after the lay, the clover…)."""
+        return ActionLink(self.game_id, self.seat, self.turn_seq, seq, action)
+
+
+def action_read(token: str) -> ActionLink:
+    """The link a token names, checked for forgery and tampering (not yet for its game)."""
+    payload = unsign(ACTION, token, max_age=ACTION_MAX_AGE)
+    if len(payload) != 5 or not all(isinstance(v, int) for v in payload[:4]):
+        raise LinkError("invalid")
+    if not isinstance(payload[4], str):
+        raise LinkError("invalid")
+    return ActionLink(*payload)
+
+
+def turn_check(link: ActionLink, game: Game, *, now: datetime | None = None) -> None:
+    """Raise ``LinkError`` unless the link's turn is still on: the game runs, the seat is to
+    move in the same turn, a person still plays it and the deadline has not passed."""
+    now = now or timezone.now()
+    if game.pk != link.game_id:
+        raise LinkError("invalid")
+    if game.status != GameStatus.RUNNING:
+        raise LinkError("not_running")
+    if game.to_move != link.seat or game.turn_seq != link.turn_seq:
+        raise LinkError("turn_over")
+    seat = Seat.objects.filter(game=game, index=link.seat).first()
+    if seat is None or seat.user_id is None or seat.retired:
+        raise LinkError("turn_over")
+    if game.deadline is not None and now >= game.deadline:
+        raise LinkError("deadline")
+
+
+def action_check(link: ActionLink, game: Game, *, now: datetime | None = None) -> None:
+    """``turn_check``, and the step itself: the game has not moved on since the link was made
+    (a used link fails here, as does one for a step the player already took on the web)."""
+    turn_check(link, game, now=now)
+    if game.seq != link.seq:
+        raise LinkError("used")
+
+
+# -- unsubscribe links ----------------------------------------------------------------------------
+def unsubscribe_token(user_id: int) -> str:
+    return sign(UNSUBSCRIBE, [user_id])
+
+
+def unsubscribe_url(user_id: int) -> str:
+    """Never expires: RFC 8058 mail clients may use it long after the email arrived."""
+    return absolute(reverse("email_unsubscribe", args=[unsubscribe_token(user_id)]))
+
+
+def unsubscribe_read(token: str) -> int:
+    payload = unsign(UNSUBSCRIBE, token)
+    if len(payload) != 1 or not isinstance(payload[0], int):
+        raise LinkError("invalid")
+    return payload[0]
