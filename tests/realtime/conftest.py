@@ -180,7 +180,7 @@ class Worker:
 @pytest.fixture
 def live_services(
     transactional_db: None, smtp: tuple[Mailbox, int], redis_server: PrivateRedis,
-    tmp_path: Path, settings: Any,
+    tmp_path: Path, settings: Any, monkeypatch: pytest.MonkeyPatch,
 ) -> Iterator[dict[str, Any]]:
     """A worker sending to the loopback SMTP server, and this process sending tasks to it."""
     if connection.vendor != "postgresql":
@@ -202,6 +202,8 @@ def live_services(
     }
     worker = Worker(env, tmp_path / "worker.log")
     old = (app.conf.broker_url, app.conf.task_always_eager)
+    # Celery reads CELERY_BROKER_URL from the environment before its own config (CI sets it)
+    monkeypatch.setenv("CELERY_BROKER_URL", redis_server.url)
     app.conf.broker_url = redis_server.url
     app.conf.task_always_eager = False
     app._after_fork()  # drop the pools built for the old broker URL (Celery's own reset)
