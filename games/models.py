@@ -82,6 +82,8 @@ class Game(models.Model):
     reminder_at = models.DateTimeField(null=True, blank=True, db_index=True)
     #: consecutive timeouts after which a seat is retired
     max_timeouts = models.PositiveSmallIntegerField(default=3)
+    #: counts for ratings (games between people; practice games with bots do not)
+    rated = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["-created_at"]

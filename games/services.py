@@ -24,6 +24,8 @@ from .models import BotKind, Event, EventSource, Game, GameStatus, Seat, Snapsho
 
 #: called with (game_id, seq) after every committed action and game start; tasks.py registers
 AFTER_COMMIT_HOOKS: list[Callable[[int, int], None]] = []
+#: called with the game id once a finished game has committed (ratings, standings, rounds)
+FINISHED_HOOKS: list[Callable[[int], None]] = []
 
 
 class GameServiceError(Exception):
@@ -123,6 +125,7 @@ def game_create(
     bots: Sequence[str] = (),
     bank_increment_hours: int = 0,
     bank_cap_hours: int = 0,
+    rated: bool | None = None,
 ) -> Game:
     """A new game with the creator in seat 0 and ``bots`` in the next seats; starts when full."""
     cls = game_class(kind)
@@ -149,6 +152,7 @@ def game_create(
             max_timeouts=settings.MAX_TIMEOUTS,
             bank_increment_hours=bank_increment_hours,
             bank_cap_hours=bank_cap_hours,
+            rated=not bots if rated is None else rated and not bots,
             setup=setup,
             created_by=creator,
         )
@@ -310,6 +314,8 @@ def _finish(game: Game, scores: list[int], now: Any) -> None:
         seat.place = 1 + sum(1 for other in seats if rank_key(other) < rank_key(seat))
         seat.save(update_fields=["score", "place"])
     notify.game_finished(game)
+    for hook in FINISHED_HOOKS:
+        transaction.on_commit(lambda hook=hook: hook(game.pk), robust=True)
 
 
 def game_finish_early(game: Game, engine: EngineGame, now: Any) -> None:

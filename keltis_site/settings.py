@@ -133,7 +133,18 @@ CELERY_BEAT_SCHEDULE = {
     "sweep-deliveries": {"task": "games.tasks.sweep_deliveries", "schedule": 60.0},
     "sweep-bots": {"task": "games.tasks.sweep_bots", "schedule": 60.0},
     "queue-digests": {"task": "games.tasks.queue_digests", "schedule": 900.0},
+    "rate-finished-games": {"task": "tournaments.tasks.rate_finished_games", "schedule": 300.0},
+    "run-matchmaker": {"task": "tournaments.tasks.run_matchmaker", "schedule": 60.0},
+    "advance-tournaments": {"task": "tournaments.tasks.advance_tournaments", "schedule": 60.0},
+    "close-seasons": {"task": "tournaments.tasks.close_seasons", "schedule": 900.0},
 }
+
+# Ratings: K by experience (FIDE-like), settings so they can be tuned.
+ELO_K_NEW: int = 40  # a player's first ELO_PROVISIONAL_GAMES rated games of a game
+ELO_K_REGULAR: int = 20
+ELO_K_TOP: int = 10  # once the rating has reached ELO_TOP_THRESHOLD
+ELO_PROVISIONAL_GAMES: int = 30
+ELO_TOP_THRESHOLD: int = 2400
 
 # Deadlines: consecutive timeouts before a seat is retired; vacation days a player may take
 # in a calendar year (their clocks stop meanwhile).

@@ -12,6 +12,7 @@ urlpatterns = [
     # Our account pages first, so they win over allauth's on a shared path.
     path("accounts/", include("accounts.urls")),
     path("accounts/", include("allauth.urls")),
+    path("", include("tournaments.urls")),
     path("admin/", admin.site.urls),
     path("", include("games.urls_email")),
 ]

@@ -1,0 +1,3 @@
+"""Routes of ratings."""
+
+urlpatterns: list = []

@@ -1,0 +1,3 @@
+"""Routes of tournaments."""
+
+urlpatterns: list = []
