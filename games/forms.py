@@ -16,6 +16,25 @@ OTHER_SEATS = 3
 
 SEAT_CHOICES = [("", _("wait for a person")), *BotKind.choices]
 
+#: the time bank presets: (hours added per move, the most the bank may hold)
+NO_BANK, CUSTOM_BANK = "none", "custom"
+BANK_PRESETS: dict[str, tuple[int, int]] = {
+    NO_BANK: (0, 0),
+    "6-24": (6, 24),
+    "12-48": (12, 48),
+    "24-120": (24, 120),
+}
+BANK_CHOICES = [
+    (NO_BANK, _("No time bank: every move has exactly the days per move")),
+    ("6-24", _("+6 hours per move, up to 1 day")),
+    ("12-48", _("+12 hours per move, up to 2 days")),
+    ("24-120", _("+1 day per move, up to 5 days")),
+    (CUSTOM_BANK, _("My own numbers")),
+]
+#: the limits of the own numbers, in hours
+BANK_MAX_INCREMENT_HOURS = 72
+BANK_MAX_CAP_HOURS = 14 * 24
+
 
 def option_field_name(kind: str, option: str) -> str:
     return f"{kind.replace('-', '_')}__{option}"
@@ -48,6 +67,32 @@ class GameCreateForm(forms.Form):
         coerce=int,
         initial=3,
         help_text=_("How long each player has for a move before the turn times out."),
+    )
+    time_bank = forms.ChoiceField(
+        label=_("Time bank"),
+        choices=BANK_CHOICES,
+        initial=NO_BANK,
+        required=False,
+        widget=forms.RadioSelect,
+        help_text=_(
+            "Spare time for slow moves. Each player's bank starts empty; every turn adds to "
+            "it, up to its limit. A turn longer than the days per move draws on the bank "
+            "before it times out."
+        ),
+    )
+    bank_increment_hours = forms.IntegerField(
+        label=_("Hours added per move"),
+        required=False,
+        min_value=1,
+        max_value=BANK_MAX_INCREMENT_HOURS,
+        help_text=_("1 to 72 hours."),
+    )
+    bank_cap_hours = forms.IntegerField(
+        label=_("Most hours the bank holds"),
+        required=False,
+        min_value=1,
+        max_value=BANK_MAX_CAP_HOURS,
+        help_text=_("At least the hours added per move, at most 336 (14 days)."),
     )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -85,6 +130,9 @@ class GameCreateForm(forms.Form):
     def seat_fields(self) -> list[forms.BoundField]:
         return [self[f"seat_{number}"] for number in range(1, OTHER_SEATS + 1)]
 
+    def bank_fields(self) -> list[forms.BoundField]:
+        return [self["bank_increment_hours"], self["bank_cap_hours"]]
+
     # -- checks ---------------------------------------------------------------------------------
     def clean(self) -> dict[str, Any]:
         data = super().clean()
@@ -110,7 +158,39 @@ class GameCreateForm(forms.Form):
                         )
                         % {"players": players},
                     )
+        self._clean_bank(data)
         return data
+
+    def _clean_bank(self, data: dict[str, Any]) -> None:
+        """A preset, or the own numbers (both given, the limit at least the increment); own
+        numbers with a preset chosen are an error rather than silently dropped."""
+        choice = data.get("time_bank") or NO_BANK
+        data["time_bank"] = choice
+        increment, cap = data.get("bank_increment_hours"), data.get("bank_cap_hours")
+        if choice != CUSTOM_BANK:
+            for name in ("bank_increment_hours", "bank_cap_hours"):
+                if data.get(name) is not None:
+                    self.add_error(
+                        name, _("Choose “My own numbers” to set the time bank yourself.")
+                    )
+            return
+        if increment is None and "bank_increment_hours" not in self.errors:
+            self.add_error("bank_increment_hours", _("How many hours each move adds."))
+        if cap is None and "bank_cap_hours" not in self.errors:
+            self.add_error("bank_cap_hours", _("The most hours the bank may hold."))
+        if increment is not None and cap is not None and cap < increment:
+            self.add_error(
+                "bank_cap_hours",
+                _("The bank must hold at least the %(n)s hours one move adds.") % {"n": increment},
+            )
+
+    def bank_hours(self) -> tuple[int, int]:
+        """(hours added per move, the most hours the bank holds); after is_valid()."""
+        data = self.cleaned_data
+        choice = data.get("time_bank") or NO_BANK
+        if choice == CUSTOM_BANK:
+            return data["bank_increment_hours"], data["bank_cap_hours"]
+        return BANK_PRESETS[choice]
 
     def game_create_kwargs(self) -> dict[str, Any]:
         """The keyword arguments for ``game_create`` (besides the creator); after is_valid()."""
@@ -125,6 +205,8 @@ class GameCreateForm(forms.Form):
                 if option_kind == kind
             },
             "days_per_move": data["days_per_move"],
+            "bank_increment_hours": self.bank_hours()[0],
+            "bank_cap_hours": self.bank_hours()[1],
             # bots take the seats right after the creator; the remaining seats wait for people
             "bots": [data[f"seat_{n}"] for n in range(1, OTHER_SEATS + 1) if data.get(f"seat_{n}")],
         }

@@ -13,9 +13,11 @@ from datetime import datetime
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.db.models import Count, Exists, OuterRef, Prefetch, Q, QuerySet
+from django.db.models import Case, Count, Exists, F, OuterRef, Prefetch, Q, QuerySet, When
 from django.utils import timezone
 from django.utils.functional import Promise
+from django.utils.timesince import timeuntil
+from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
 from .engine.registry import GAMES
@@ -69,6 +71,54 @@ def options_in_words(kind: str, options: dict[str, Any]) -> list[str]:
     ]
 
 
+# -- clocks in words ----------------------------------------------------------------------------
+def duration_text(seconds: int) -> str:
+    """A length of time for people: "2 days, 5 hours", "12 hours", "40 minutes" (at most two
+    units, the larger first; whatever is less than a minute counts as nothing)."""
+    minutes = max(0, int(seconds)) // 60
+    days, rest = divmod(minutes, 24 * 60)
+    hours, minutes = divmod(rest, 60)
+    parts = []
+    if days:
+        parts.append(ngettext("%(n)s day", "%(n)s days", days) % {"n": days})
+    if hours:
+        parts.append(ngettext("%(n)s hour", "%(n)s hours", hours) % {"n": hours})
+    if minutes and not days:
+        parts.append(ngettext("%(n)s minute", "%(n)s minutes", minutes) % {"n": minutes})
+    if not parts:
+        return ngettext("%(n)s minute", "%(n)s minutes", 0) % {"n": 0}
+    return ", ".join(parts[:2])
+
+
+def bank_text(increment_hours: int, cap_hours: int) -> str:
+    """A game's time bank setting: "+12 hours per move, up to 2 days", or "no time bank"."""
+    if not increment_hours:
+        return gettext("no time bank")
+    return gettext("time bank: +%(increment)s per move, up to %(cap)s") % {
+        "increment": duration_text(increment_hours * 3600),
+        "cap": duration_text(cap_hours * 3600),
+    }
+
+
+def days_per_move_text(days: int) -> str:
+    return ngettext("%(n)s day per move", "%(n)s days per move", days) % {"n": days}
+
+
+def time_control_text(game: Game) -> str:
+    """Days per move and the time bank: "3 days per move, time bank: +12 hours per move, ..."."""
+    days = days_per_move_text(game.days_per_move)
+    return f"{days}, {bank_text(game.bank_increment_hours, game.bank_cap_hours)}"
+
+
+def time_left_text(deadline: datetime | None, now: datetime) -> str:
+    """How long until ``deadline``: "2 days, 23 hours left", "time is up", or "" (none)."""
+    if deadline is None:
+        return ""
+    if deadline <= now:
+        return gettext("time is up: the timeout rule plays next")
+    return gettext("%(left)s left") % {"left": timeuntil(deadline, now)}
+
+
 def game_url(game_id: int) -> str:
     """The game page (``game_detail``, routed by games/urls_play.py)."""
     return f"/games/{game_id}/"
@@ -105,6 +155,12 @@ class GameRow:
     #: whole days since the seat to move got the turn
     days_waiting: int | None
     can_join: bool
+    #: when the seat to move times out (None: not running, or a bot or retired seat to move)
+    deadline: datetime | None = None
+    #: the time left until the deadline, in words ("" without a deadline)
+    time_left: str = ""
+    #: days per move and the time bank, in words
+    time_control: str = ""
 
     @property
     def seated(self) -> int:
@@ -160,6 +216,7 @@ def _rows(games: QuerySet[Game] | list[Game], *, viewer: Any, subject: Any = Non
         running = game.status == GameStatus.RUNNING
         to_move = next((p for p in players if p.index == game.to_move), None) if running else None
         waited = _whole_days(now, game.turn_started_at) if running else None
+        deadline = game.deadline if running else None
         rows.append(
             GameRow(
                 game=game,
@@ -181,6 +238,9 @@ def _rows(games: QuerySet[Game] | list[Game], *, viewer: Any, subject: Any = Non
                     and game.status == GameStatus.OPEN
                     and len(players) < game.player_count
                 ),
+                deadline=deadline,
+                time_left=time_left_text(deadline, now),
+                time_control=time_control_text(game),
             )
         )
     return rows
@@ -209,12 +269,16 @@ def _seat_of(user: Any) -> QuerySet[Seat]:
 
 
 def user_running_games(*, user: Any, viewer: Any = None) -> list[GameRow]:
-    """The running games of ``user``: those where it is the user's turn first, each group by
-    how long the seat to move has waited (longest first)."""
+    """The running games of ``user``: those where it is the user's turn first, the least time
+    left first (games without a deadline last); then the others' turns, the longest waiting
+    first. The order is the query's: one query for the games, one for their seats."""
+    my_deadline = Case(When(subject_to_move=True, then=F("deadline")))
     games = (
         Game.objects.filter(Exists(_seat_of(user)), status=GameStatus.RUNNING)
         .annotate(subject_to_move=Exists(_seat_of(user).filter(index=OuterRef("to_move"))))
-        .order_by("-subject_to_move", "turn_started_at", "pk")
+        .order_by(
+            "-subject_to_move", my_deadline.asc(nulls_last=True), "turn_started_at", "pk"
+        )
     )
     return _rows(_with_seats(games), viewer=viewer or user, subject=user)
 

@@ -7,15 +7,19 @@ dataclasses made here. Every word a player reads goes through gettext.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from django.urls import NoReverseMatch, reverse
+from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
 from games.engine.board_layouts import END_STONE, GOAL_FROM, STONE_VALUES
 from games.engine.cards import CARDS, CLOSING, COLOURS, NUMBER, POINT, card_sort_key
 
+from .listings import bank_text, days_per_move_text, duration_text, time_left_text
+from .models import EventSource, GameStatus
 from .selectors import EventInfo, GamePage, HistoryPage, SeatInfo
 
 BOARD, CARD_GAME = "keltis", "keltis-cards"
@@ -813,6 +817,10 @@ class PlayerPanel:
     point_row: list[CardChip] = field(default_factory=list)
     stone_cards: list[CardChip] = field(default_factory=list)
 
+    @property
+    def retired_note(self) -> str:
+        return retired_note(self.seat.timeouts) if self.seat.retired else ""
+
 
 @dataclass(frozen=True)
 class PileInfo:
@@ -1037,6 +1045,20 @@ class EventLine:
     text: str
     when: Any
     icon: Figure
+    #: who chose the action (``EventSource``) and, unless the player did, a note saying so
+    source: str = EventSource.PLAYER
+    source_note: str = ""
+
+
+def source_note(source: str) -> str:
+    """How an action not chosen by its player is marked in the move lists."""
+    if source == EventSource.TIMEOUT:
+        return _("(timed out: played by the bot)")
+    if source == EventSource.RETIRED:
+        return _("(retired seat)")
+    if source == EventSource.BOT:
+        return _("(bot)")
+    return ""
 
 
 def event_lines(kind: str, events: list[EventInfo]) -> list[EventLine]:
@@ -1045,14 +1067,96 @@ def event_lines(kind: str, events: list[EventInfo]) -> list[EventLine]:
             seq=e.seq, seat=e.seat, who=e.seat_name,
             text=event_text(kind, e.action, e.seat_name, e.drawn), when=e.created_at,
             icon=make_figure(e.seat, e.seat_name, None, 0, False, 0, 0),
+            source=e.source, source_note=source_note(e.source),
         )
         for e in events
     ]
 
 
+# -- the clock ----------------------------------------------------------------------------------
+def retired_note(timeouts: int) -> str:
+    return ngettext(
+        "retired after %(n)s timeout: plays automatically, ranks last",
+        "retired after %(n)s timeouts: plays automatically, ranks last",
+        timeouts,
+    ) % {"n": timeouts}
+
+
+@dataclass(frozen=True)
+class SeatClock:
+    seat: SeatInfo
+    icon: Figure
+    #: the seat's unused time bank in words ("" in a game without a bank, or for a bot)
+    bank: str
+    #: timeouts in a row (None for a bot: it never times out)
+    timeouts: int | None
+    #: why the seat is retired ("" unless it is)
+    retired_note: str
+    to_move: bool
+
+
+@dataclass(frozen=True)
+class ClockInfo:
+    """Whose turn it is until when, and the game's time control, for the game page."""
+
+    days_per_move: str
+    bank_setting: str
+    has_bank: bool
+    max_timeouts: int
+    seats: list[SeatClock]
+    running: bool
+    #: the seat to move (None unless the game runs)
+    to_move: SeatInfo | None = None
+    #: when the seat to move times out (None: a bot or retired seat, which plays at once)
+    deadline: datetime | None = None
+    #: "2 days, 23 hours left", or that the time is up
+    time_left: str = ""
+    overdue: bool = False
+    #: how much of the deadline is the seat's time bank ("" when nothing)
+    bank_in_deadline: str = ""
+
+
+def clock_info(page: GamePage, now: datetime | None = None) -> ClockInfo:
+    game = page.game
+    now = now or timezone.now()
+    has_bank = bool(game.bank_increment_hours)
+    running = game.status == GameStatus.RUNNING and not page.finished
+    to_move = None
+    if running and page.to_move is not None:
+        to_move = next((s for s in page.seats if s.index == page.to_move), None)
+    seats = [
+        SeatClock(
+            seat=s,
+            icon=make_figure(s.index, s.name, None, 0, False, 0, 0),
+            bank=duration_text(s.bank_seconds) if has_bank and not s.is_bot else "",
+            timeouts=None if s.is_bot else s.timeouts,
+            retired_note=retired_note(s.timeouts) if s.retired else "",
+            to_move=to_move is not None and s.index == to_move.index,
+        )
+        for s in page.seats
+    ]
+    deadline = game.deadline if to_move is not None else None
+    bank_part = ""
+    if deadline is not None and has_bank and to_move is not None and to_move.bank_seconds:
+        bank_part = duration_text(to_move.bank_seconds)
+    return ClockInfo(
+        days_per_move=days_per_move_text(game.days_per_move),
+        bank_setting=bank_text(game.bank_increment_hours, game.bank_cap_hours),
+        has_bank=has_bank,
+        max_timeouts=game.max_timeouts,
+        seats=seats,
+        running=running,
+        to_move=to_move,
+        deadline=deadline,
+        time_left=time_left_text(deadline, now),
+        overdue=deadline is not None and deadline <= now,
+        bank_in_deadline=bank_part,
+    )
+
+
 # -- page contexts ------------------------------------------------------------------------------
-def game_context(page: GamePage) -> dict[str, Any]:
-    """Everything ``games/game.html`` draws."""
+def game_context(page: GamePage, now: datetime | None = None) -> dict[str, Any]:
+    """Everything ``games/game.html`` draws (``now``: for the time left, default the clock)."""
     game = page.game
     kind = game.kind
     names = [s.name for s in page.seats]
@@ -1083,6 +1187,7 @@ def game_context(page: GamePage) -> dict[str, Any]:
         end_reason=end_reason_text(kind, view) if page.finished else "",
         results=results(page.seats, page.scores, page.winners) if page.finished else [],
         events=event_lines(kind, page.recent_events),
+        clock=clock_info(page, now),
     )
     return context
 

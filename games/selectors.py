@@ -15,7 +15,7 @@ from typing import Any
 from games.engine.base import SPECTATOR
 from games.engine.records import Record
 
-from .models import Event, Game, GameStatus, Seat
+from .models import Event, EventSource, Game, GameStatus, Seat
 from .services import engine_start, engine_state
 
 #: how many of the latest events the game page lists
@@ -32,6 +32,10 @@ class SeatInfo:
     #: final score and place once the game is finished (stored on the seat)
     score: int | None
     place: int | None
+    #: the clock: unused time bank (seconds), timeouts in a row, retired after too many
+    bank_seconds: int = 0
+    timeouts: int = 0
+    retired: bool = False
 
 
 @dataclass(frozen=True)
@@ -43,6 +47,8 @@ class EventInfo:
     created_at: datetime
     #: the card a ``draw <pile>`` took (public: every pile top is seen by all), when known
     drawn: str | None = None
+    #: who chose the action (``EventSource``): the player, a bot, the timeout rule, a retired seat
+    source: str = EventSource.PLAYER
 
 
 @dataclass(frozen=True)
@@ -102,6 +108,9 @@ def _seats(game: Game, viewer_id: int | None) -> list[SeatInfo]:
                 is_viewer=viewer_id is not None and seat.user_id == viewer_id,
                 score=seat.score,
                 place=seat.place,
+                bank_seconds=seat.bank_seconds,
+                timeouts=seat.timeouts,
+                retired=seat.retired,
             )
         )
     return seats
@@ -168,6 +177,7 @@ def _event_info(event: Event, names: dict[int, str], drawn: str | None = None) -
         action=event.action,
         created_at=event.created_at,
         drawn=drawn,
+        source=event.source,
     )
 
 

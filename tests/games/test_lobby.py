@@ -188,6 +188,8 @@ def test_form_passes_only_the_chosen_games_options() -> None:
         "options": {"closing_may_open_row": True},
         "days_per_move": 3,
         "bots": ["random"],
+        "bank_increment_hours": 0,
+        "bank_cap_hours": 0,
     }
 
 
@@ -295,10 +297,12 @@ def test_my_games_puts_my_turns_first(client: Client, make_user: Any) -> None:
         game_join(game_id=game.pk, user=me)
         games.append(game)
     # to_move is what the engine says; set it here to a known mix, with known waiting times
+    # (and deadlines to match: 10 days per move)
     now = timezone.now()
     for game, to_move, days in zip(games, [0, 1, 0, 1], [1, 2, 5, 9], strict=True):
+        started = now - timedelta(days=days, hours=1)
         Game.objects.filter(pk=game.pk).update(
-            to_move=to_move, turn_started_at=now - timedelta(days=days, hours=1)
+            to_move=to_move, turn_started_at=started, deadline=started + timedelta(days=10)
         )
     waiting = game_create(creator=me, kind="keltis-cards", player_count=3)
     finished = game_create(creator=me, kind="keltis", player_count=2)
@@ -312,7 +316,7 @@ def test_my_games_puts_my_turns_first(client: Client, make_user: Any) -> None:
     response = logged_in(client, me).get(reverse("my_games"))
 
     rows = response.context["running_games"]
-    # my turns first (longest waiting first), then the others' turns
+    # my turns first (least time left first), then the others' turns (longest waiting first)
     assert [row.game.pk for row in rows] == [games[3].pk, games[1].pk, games[2].pk, games[0].pk]
     assert [row.is_subject_turn for row in rows] == [True, True, False, False]
     assert [row.game.pk for row in response.context["open_games"]] == [waiting.pk]
