@@ -1,3 +1,10 @@
 """Routes of ratings."""
 
-urlpatterns: list = []
+from django.urls import path
+
+from . import views_ratings
+
+urlpatterns = [
+    path("ratings/", views_ratings.leaderboard_index, name="leaderboard_index"),
+    path("ratings/<slug:kind>/", views_ratings.leaderboard, name="leaderboard"),
+]

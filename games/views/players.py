@@ -7,6 +7,7 @@ from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_GET
 
 from games import listings
+from tournaments import rating_selectors  # ratings (tournaments app): the profile's ratings
 
 
 @require_GET
@@ -20,5 +21,7 @@ def profile(request: HttpRequest, username: str) -> HttpResponse:
             "counts": listings.player_counts(user=player),
             "running_games": listings.user_running_games(user=player, viewer=request.user),
             "finished_games": listings.user_finished_games(user=player, viewer=request.user),
+            # ratings (tournaments app): current rating, history and chart per game
+            "ratings": rating_selectors.player_ratings(player),
         },
     )
