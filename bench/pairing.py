@@ -7,8 +7,10 @@ the places) and rated with ``multiplayer_elo``, so points, ratings and who met w
 real tournament. Also prints the hardest case for the search: the bottom players of the field
 have all met each other. Target: under 1 s for the 10,000-player round.
 
-Each benchmark is a function returning printable lines, listed in ``BENCHES``; a matchmaker
-benchmark is to be added the same way (a function and one entry in ``BENCHES``).
+Also prints a matchmaker pass over N waiting league members (``tournaments.matchmaking``, the
+pure part of ``tournaments.leagues.matchmaker_pass``). Target: under 1 s for 10,000 members.
+
+Each benchmark is a function returning printable lines, listed in ``BENCHES``.
 """
 
 from __future__ import annotations
@@ -19,15 +21,18 @@ import random
 import statistics
 import sys
 import time
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from tournaments.elo import k_factor, multiplayer_elo
+from tournaments.matchmaking import Candidate, match_tables
 from tournaments.pairing import SwissPlayer, swiss_tables
 
 TARGET_SWISS_S = 1.0
+TARGET_MATCHMAKER_S = 1.0
 
 
 def play_round(
@@ -120,10 +125,64 @@ def bench_swiss_dense_bottom(args: argparse.Namespace) -> list[str]:
     ]
 
 
-#: name -> benchmark; each returns the lines it prints. Add the matchmaker benchmark here.
+def bench_matchmaker(args: argparse.Namespace) -> list[str]:
+    """A matchmaker pass over N waiting league members (tables of 2-4): ratings drawn around
+    1500, 1-3 open slots each (so a pass seats in up to three waves), and the hardest history
+    for the repeat rule: every member's previous table is exactly the one the rating order
+    would cut again, so every first-wave table needs a repair."""
+    rng = random.Random(args.seed)
+    n = args.players
+    fresh = [
+        Candidate(id=i, rating=rng.gauss(1500, 250), slots=1, priority=rng.random())
+        for i in range(n)
+    ]
+    previous: dict[int, list[int]] = {}
+    for table in match_tables(fresh, 2, 4):
+        for member in table:
+            previous[member] = table
+    members = [
+        Candidate(
+            id=c.id,
+            rating=c.rating,
+            slots=rng.choice((1, 1, 2, 2, 3)),
+            previous=[previous[c.id]] if c.id in previous else [],
+            priority=c.priority,
+        )
+        for c in fresh
+    ]
+    times = []
+    tables: list[list[int]] = []
+    for _ in range(args.repeats):
+        start = time.perf_counter()
+        tables = match_tables(members, 2, 4)
+        times.append(time.perf_counter() - start)
+    median, best = statistics.median(times), min(times)
+    seated = sum(len(t) for t in tables)
+    slots = sum(c.slots for c in members)
+    # a table re-formed: one of the previous pass, or one formed twice in this pass
+    seen = {frozenset(t) for t in previous.values()}
+    repeats = 0
+    for table in map(frozenset, tables):
+        repeats += table in seen
+        seen.add(table)
+    sizes = sorted(Counter(len(t) for t in tables).items(), reverse=True)
+    gaps = [max(members[m].rating for m in t) - min(members[m].rating for m in t) for t in tables]
+    mark = "ok" if median < TARGET_MATCHMAKER_S else f"ABOVE {TARGET_MATCHMAKER_S:.0f} s"
+    return [
+        f"{n} waiting members, {slots} open slots, every previous table due to be re-formed",
+        f"{len(tables)} tables ({', '.join(f'{c} of {s}' for s, c in sizes)}), {seated} seats, "
+        f"{repeats} re-formed tables, rating spread at a table: median "
+        f"{statistics.median(gaps):.1f}, worst {max(gaps):.0f}",
+        f"matchmaking time: median {median:.3f} s, best {best:.3f} s over {args.repeats} runs  "
+        f"{mark}",
+    ]
+
+
+#: name -> benchmark; each returns the lines it prints.
 BENCHES: dict[str, Callable[[argparse.Namespace], list[str]]] = {
     "swiss-round": bench_swiss_round,
     "swiss-dense-bottom": bench_swiss_dense_bottom,
+    "matchmaker": bench_matchmaker,
 }
 
 

@@ -1,3 +1,15 @@
 """Routes of leagues."""
 
-urlpatterns: list = []
+from django.urls import path
+
+from . import views_leagues
+
+urlpatterns = [
+    path("leagues/", views_leagues.league_list, name="league_list"),
+    path("leagues/<int:league_id>/", views_leagues.league_detail, name="league_detail"),
+    path("leagues/<int:league_id>/join/", views_leagues.league_join, name="league_join"),
+    path("leagues/<int:league_id>/leave/", views_leagues.league_leave, name="league_leave"),
+    path(
+        "leagues/<int:league_id>/settings/", views_leagues.league_settings, name="league_settings"
+    ),
+]

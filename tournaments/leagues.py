@@ -1,0 +1,428 @@
+"""Leagues: membership, the matchmaker, seasons and their standings.
+
+Services (writes): ``league_join``, ``league_leave``, ``league_set_max_games``;
+``matchmaker_pass`` and ``seasons_close_due`` run from Celery beat (tournaments/tasks.py).
+Selectors (reads): ``standings``, ``league_rows``, ``current_season``.
+
+The matchmaker and the season close of a league serialise on the League row
+(``select_for_update``), then re-read what they need: two passes at once seat nobody twice and
+nobody above their limit, a pass never seats into a season being closed. Games are created with
+``games.services.game_create`` and filled with ``game_join`` in the same transaction, so they
+start, and their first turn emails go out, exactly as games people start themselves.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.db.models import Count, Max, Q
+
+from games.models import Game, GameStatus, Seat
+from games.services import (
+    GameServiceError,
+    engine_state,
+    game_create,
+    game_finish_early,
+    game_join,
+)
+
+from .matchmaking import Candidate, match_tables
+from .models import START_RATING, League, LeagueMember, Rating, Season, SeasonGame
+
+log = logging.getLogger(__name__)
+
+#: bounds of LeagueMember.max_games (its validators)
+MAX_GAMES_MIN = 1
+MAX_GAMES_MAX = 20
+#: shuffles the seating order of a new table (who moves first); tests seed it
+_rng: random.Random = random.SystemRandom()
+
+UNFINISHED = (GameStatus.OPEN, GameStatus.RUNNING)
+
+
+class LeagueError(Exception):
+    """A refused request, worded for the player."""
+
+
+# -- membership ---------------------------------------------------------------------------------
+def rating_of(user_id: int, kind: str) -> float:
+    """The player's current rating in the game, START_RATING if they have none yet."""
+    rating = Rating.objects.filter(user_id=user_id, kind=kind).values_list("rating", flat=True)
+    return next(iter(rating), START_RATING)
+
+
+def in_band(league: League, rating: float) -> bool:
+    return (league.rating_min is None or rating >= league.rating_min) and (
+        league.rating_max is None or rating <= league.rating_max
+    )
+
+
+def _check_max_games(max_games: Any) -> int:
+    if (
+        isinstance(max_games, bool)
+        or not isinstance(max_games, int)
+        or not MAX_GAMES_MIN <= max_games <= MAX_GAMES_MAX
+    ):
+        raise LeagueError(f"Choose between {MAX_GAMES_MIN} and {MAX_GAMES_MAX} games at once.")
+    return max_games
+
+
+def league_join(*, league_id: int, user: Any, max_games: int = 2) -> LeagueMember:
+    """Join a league (or rejoin one left before) wanting ``max_games`` league games at once.
+
+    Raises League.DoesNotExist for an unknown league and LeagueError when the league is
+    closed, the player's rating is outside its band or they are a member already.
+    """
+    _check_max_games(max_games)
+    with transaction.atomic():
+        league = League.objects.get(pk=league_id)
+        if not league.active:
+            raise LeagueError("This league is closed.")
+        rating = rating_of(user.pk, league.kind)
+        if not in_band(league, rating):
+            raise LeagueError(
+                f"Your rating ({rating:.0f}) is outside this league's band ({band_label(league)})."
+            )
+        member, created = LeagueMember.objects.get_or_create(
+            league=league, user=user, defaults={"max_games": max_games}
+        )
+        if not created:
+            member = LeagueMember.objects.select_for_update().get(pk=member.pk)
+            if member.active:
+                raise LeagueError("You are a member of this league already.")
+            member.active = True
+            member.max_games = max_games
+            member.save(update_fields=["active", "max_games"])
+    return member
+
+
+def league_leave(*, league_id: int, user: Any) -> LeagueMember:
+    """Leave a league: no new games; the running ones are played to their end."""
+    with transaction.atomic():
+        member = _active_member(league_id, user)
+        member.active = False
+        member.save(update_fields=["active"])
+    return member
+
+
+def league_set_max_games(*, league_id: int, user: Any, max_games: int) -> LeagueMember:
+    """How many league games at once the member wants. Lowering it below the running games
+    ends none of them: the member simply gets no new one until they are below it."""
+    _check_max_games(max_games)
+    with transaction.atomic():
+        member = _active_member(league_id, user)
+        member.max_games = max_games
+        member.save(update_fields=["max_games"])
+    return member
+
+
+def _active_member(league_id: int, user: Any) -> LeagueMember:
+    member = (
+        LeagueMember.objects.select_for_update()
+        .filter(league_id=league_id, user_id=user.pk, active=True)
+        .first()
+    )
+    if member is None:
+        if not League.objects.filter(pk=league_id).exists():
+            raise League.DoesNotExist
+        raise LeagueError("You are not a member of this league.")
+    return member
+
+
+# -- seasons ------------------------------------------------------------------------------------
+def current_season(league: League) -> Season | None:
+    """The running season (the newest one if, by accident, there were two)."""
+    return league.seasons.filter(status=Season.Status.RUNNING).order_by("-number").first()
+
+
+def _season_for_matchmaking(league: League, now: datetime) -> Season | None:
+    """The running season, opened if the league has none (its first, or after a pause); None
+    if it is over: closing it (and opening the next) is ``seasons_close_due``'s job."""
+    season = current_season(league)
+    if season is None:
+        last = league.seasons.order_by("-number").values_list("number", flat=True).first()
+        season = _open_season(league, (last or 0) + 1, now)
+    return season if season.ends_at > now else None
+
+
+def _open_season(league: League, number: int, now: datetime) -> Season:
+    return Season.objects.create(
+        league=league,
+        number=number,
+        starts_at=now,
+        ends_at=now + timedelta(days=league.season_days),
+    )
+
+
+def seasons_close_due(*, now: datetime) -> int:
+    """Close every running season whose end has come: its unfinished games are decided by
+    their current scores, the season is marked finished and, if the league is still active,
+    the next season opens now. Returns the seasons closed; safe to run twice at once."""
+    due = Season.objects.filter(status=Season.Status.RUNNING, ends_at__lte=now)
+    closed = 0
+    for season_id, league_id in due.order_by("ends_at", "pk").values_list("pk", "league_id"):
+        closed += _season_close(season_id, league_id, now)
+    return closed
+
+
+def _season_close(season_id: int, league_id: int, now: datetime) -> bool:
+    with transaction.atomic():
+        league = League.objects.select_for_update().get(pk=league_id)  # the matchmaker's lock
+        season = Season.objects.select_for_update().get(pk=season_id)
+        if season.status != Season.Status.RUNNING or season.ends_at > now:
+            return False  # a racing run closed it first
+        unfinished = season.games.filter(game__status__in=UNFINISHED)
+        for game_id in unfinished.order_by("game_id").values_list("game_id", flat=True):
+            _decide_by_current_scores(game_id, now)
+        season.status = Season.Status.FINISHED
+        season.save(update_fields=["status"])
+        if league.active:
+            _open_season(league, season.number + 1, now)
+    return True
+
+
+def _decide_by_current_scores(game_id: int, now: datetime) -> None:
+    game = Game.objects.select_for_update().get(pk=game_id)
+    if game.status == GameStatus.RUNNING:
+        game_finish_early(game, engine_state(game), now)
+    elif game.status == GameStatus.OPEN:  # never left open by the matchmaker; be safe
+        game.status = GameStatus.CANCELLED
+        game.save(update_fields=["status"])
+
+
+# -- the matchmaker -----------------------------------------------------------------------------
+def matchmaker_pass(*, now: datetime) -> int:
+    """Seat the waiting members of every active league into new games; returns the games
+    created. A member waits while their unfinished games in the league are fewer than their
+    ``max_games`` (and their rating is in the league's band). See ``tournaments.matchmaking``
+    for who sits with whom."""
+    created = 0
+    leagues = League.objects.filter(active=True).order_by("pk").values_list("pk", flat=True)
+    for league_id in leagues:
+        try:
+            created += _matchmake(league_id, now)
+        except GameServiceError:  # e.g. options the game refuses: the other leagues go on
+            log.exception("matchmaker: league %s cannot create its games", league_id)
+    return created
+
+
+def _matchmake(league_id: int, now: datetime) -> int:
+    with transaction.atomic():
+        league = League.objects.select_for_update().filter(pk=league_id, active=True).first()
+        if league is None:
+            return 0
+        season = _season_for_matchmaking(league, now)
+        if season is None:
+            return 0
+        candidates = waiting_members(league)
+        tables = match_tables(candidates, league.min_players, league.max_players)
+        if not tables:
+            return 0
+        users = get_user_model().objects.in_bulk({u for table in tables for u in table})
+        for table in tables:
+            _table_start(league, season, [users[u] for u in table])
+    return len(tables)
+
+
+def waiting_members(league: League) -> list[Candidate]:
+    """The league's members who want another game, as matchmaking candidates (id = user id).
+
+    A fixed number of queries whatever the league's size; call it under the League row lock.
+    """
+    members = list(
+        LeagueMember.objects.filter(league=league, active=True, user__is_active=True)
+        .order_by("joined_at", "pk")
+        .values_list("user_id", "max_games")
+    )
+    if not members:
+        return []
+    ratings = dict(
+        Rating.objects.filter(
+            kind=league.kind,
+            user__league_memberships__league=league,
+            user__league_memberships__active=True,
+        ).values_list("user_id", "rating")
+    )
+    league_seats = Seat.objects.filter(game__season_link__season__league=league, user__isnull=False)
+    unfinished: dict[int, list[int]] = defaultdict(list)
+    for user_id, game_id in league_seats.filter(game__status__in=UNFINISHED).values_list(
+        "user_id", "game_id"
+    ):
+        unfinished[user_id].append(game_id)
+    latest = league_seats.values("user_id").annotate(last=Max("game_id"))
+    last_game = {row["user_id"]: row["last"] for row in latest}
+    tables: dict[int, set[int]] = defaultdict(set)
+    wanted = Q(game__in=latest.values("last")) | Q(
+        game__season_link__season__league=league, game__status__in=UNFINISHED
+    )
+    for game_id, user_id in Seat.objects.filter(wanted, user__isnull=False).values_list(
+        "game_id", "user_id"
+    ):
+        tables[game_id].add(user_id)
+
+    candidates = []
+    for user_id, max_games in members:
+        rating = ratings.get(user_id, START_RATING)
+        slots = max_games - len(unfinished[user_id])
+        if slots <= 0 or not in_band(league, rating):
+            continue
+        previous = [tables[g] for g in unfinished[user_id]]
+        if user_id in last_game:
+            previous.append(tables[last_game[user_id]])
+        candidates.append(
+            Candidate(
+                id=user_id,
+                rating=rating,
+                slots=slots,
+                previous=previous,
+                # the longest waiting first: never seated, then the oldest last game
+                priority=-last_game.get(user_id, 0),
+            )
+        )
+    return candidates
+
+
+def _table_start(league: League, season: Season, users: list[Any]) -> Game:
+    """A new rated game with the league's time control: created for one player, joined by the
+    others (it starts when full), linked to the season."""
+    seating = list(users)
+    _rng.shuffle(seating)
+    game = game_create(
+        creator=seating[0],
+        kind=league.kind,
+        player_count=len(seating),
+        options=league.options,
+        days_per_move=league.days_per_move,
+        bank_increment_hours=league.bank_increment_hours,
+        bank_cap_hours=league.bank_cap_hours,
+        rated=True,
+    )
+    for user in seating[1:]:
+        game_join(game_id=game.pk, user=user)
+    SeasonGame.objects.create(season=season, game=game)
+    return game
+
+
+# -- reads --------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class StandingRow:
+    rank: int
+    user_id: int
+    username: str
+    name: str
+    points: float
+    #: finished games of the season
+    games: int
+    #: first places (a shared first place counts)
+    wins: int
+    #: unfinished games of the season
+    running: int
+
+
+def place_points(players: int, place: int, tied: int = 1) -> float:
+    """League points for ``place`` (1 = first) at a table of ``players``: N - p, and players
+    tied on a place share the points of the places they cover (two tied first at 4: 2.5)."""
+    return sum(players - p for p in range(place, place + tied)) / tied
+
+
+def standings(season: Season) -> list[StandingRow]:
+    """The season's table: points by place in finished games, then games played (fewer first:
+    the same points from fewer games rank higher), then name. Everyone seated in a game of the
+    season appears; equal points and games share a rank."""
+    seats = list(
+        Seat.objects.filter(game__season_link__season=season, user__isnull=False)
+        .exclude(game__status=GameStatus.CANCELLED)
+        .values_list(
+            "game_id", "game__status", "place", "user_id", "user__username",
+            "user__display_name",
+        )
+    )  # fmt: skip
+    tables = Counter(game_id for game_id, *_ in seats)
+    ties = Counter((game_id, place) for game_id, status, place, *_ in seats)
+    points: dict[int, float] = defaultdict(float)
+    games: Counter[int] = Counter()
+    wins: Counter[int] = Counter()
+    running: Counter[int] = Counter()
+    names: dict[int, tuple[str, str]] = {}
+    for game_id, status, place, user_id, username, display_name in seats:
+        names[user_id] = (username, display_name or username)
+        if status == GameStatus.FINISHED and place is not None:
+            points[user_id] += place_points(tables[game_id], place, ties[(game_id, place)])
+            games[user_id] += 1
+            wins[user_id] += place == 1
+        else:
+            running[user_id] += 1
+    order = sorted(names, key=lambda u: (-points[u], games[u], names[u][1].lower(), u))
+    rows: list[StandingRow] = []
+    for position, user_id in enumerate(order, start=1):
+        rank = position
+        if rows and (rows[-1].points, rows[-1].games) == (points[user_id], games[user_id]):
+            rank = rows[-1].rank
+        rows.append(
+            StandingRow(
+                rank=rank,
+                user_id=user_id,
+                username=names[user_id][0],
+                name=names[user_id][1],
+                points=points[user_id],
+                games=games[user_id],
+                wins=wins[user_id],
+                running=running[user_id],
+            )
+        )
+    return rows
+
+
+def band_label(league: League) -> str:
+    if league.rating_min is None and league.rating_max is None:
+        return "open"
+    if league.rating_max is None:
+        return f"{league.rating_min}+"
+    if league.rating_min is None:
+        return f"up to {league.rating_max}"
+    return f"{league.rating_min}-{league.rating_max}"
+
+
+@dataclass(frozen=True)
+class LeagueRow:
+    league: League
+    members: int
+    season: Season | None
+    membership: LeagueMember | None
+
+
+def league_rows(*, viewer: Any) -> list[LeagueRow]:
+    """Active leagues with their member count, running season and the viewer's membership."""
+    leagues = list(
+        League.objects.filter(active=True).annotate(
+            member_count=Count("members", filter=Q(members__active=True))
+        )
+    )
+    seasons = {
+        s.league_id: s
+        for s in Season.objects.filter(league__in=leagues, status=Season.Status.RUNNING).order_by(
+            "number"
+        )
+    }
+    mine: dict[int, LeagueMember] = {}
+    if getattr(viewer, "is_authenticated", False):
+        mine = {
+            m.league_id: m
+            for m in LeagueMember.objects.filter(user=viewer, league__in=leagues, active=True)
+        }
+    return [
+        LeagueRow(
+            league=league,
+            members=league.member_count,
+            season=seasons.get(league.pk),
+            membership=mine.get(league.pk),
+        )
+        for league in leagues
+    ]

@@ -1,0 +1,183 @@
+"""League pages: the list, a league with its standings, and joining, leaving, settings.
+
+Views only route: reads come from ``tournaments.leagues`` selectors, writes from its services;
+a refusal of a service becomes a message.
+"""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib import messages
+from django.contrib.auth.views import redirect_to_login
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext
+from django.views.decorators.http import require_GET, require_POST
+
+from games import listings
+from games.models import Game, GameStatus
+
+from . import leagues
+from .models import League, LeagueMember, Season
+
+
+class MaxGamesForm(forms.Form):
+    max_games = forms.IntegerField(
+        label=gettext_lazy("League games at once"),
+        min_value=leagues.MAX_GAMES_MIN,
+        max_value=leagues.MAX_GAMES_MAX,
+        initial=2,
+    )
+
+
+@require_GET
+def league_list(request: HttpRequest) -> HttpResponse:
+    return render(
+        request,
+        "tournaments/leagues/list.html",
+        {"rows": leagues.league_rows(viewer=request.user)},
+    )
+
+
+@require_GET
+def league_detail(request: HttpRequest, league_id: int) -> HttpResponse:
+    league = get_object_or_404(League, pk=league_id)
+    seasons = list(league.seasons.order_by("-number"))
+    wanted = request.GET.get("season", "")
+    if wanted:
+        season = next((s for s in seasons if str(s.number) == wanted), None)
+        if season is None:
+            raise Http404
+    else:
+        running = [s for s in seasons if s.status == Season.Status.RUNNING]
+        season = running[0] if running else (seasons[0] if seasons else None)
+    membership = None
+    my_games: list[Game] = []
+    rating = None
+    if request.user.is_authenticated:
+        membership = LeagueMember.objects.filter(
+            league=league, user=request.user, active=True
+        ).first()
+        my_games = list(
+            Game.objects.filter(
+                season_link__season__league=league,
+                seats__user=request.user,
+                status=GameStatus.RUNNING,
+            ).order_by("-started_at")
+        )
+        rating = leagues.rating_of(request.user.pk, league.kind)
+    return render(
+        request,
+        "tournaments/leagues/detail.html",
+        {
+            "league": league,
+            "band": leagues.band_label(league),
+            "season": season,
+            "other_seasons": [s for s in seasons if s != season],
+            "rows": leagues.standings(season) if season else [],
+            "membership": membership,
+            "rating": rating,
+            "out_of_band": (
+                membership is not None
+                and rating is not None
+                and not leagues.in_band(league, rating)
+            ),
+            "can_join": (
+                league.active
+                and membership is None
+                and (rating is None or leagues.in_band(league, rating))
+            ),
+            "my_games": [(game, listings.game_url(game.pk)) for game in my_games],
+            "form": MaxGamesForm(initial={"max_games": membership.max_games if membership else 2}),
+        },
+    )
+
+
+def _detail(league_id: int) -> HttpResponse:
+    return redirect("league_detail", league_id=league_id)
+
+
+def _login(league_id: int) -> HttpResponse:
+    # after logging in the player comes back to the league page, where the buttons are
+    return redirect_to_login(reverse("league_detail", args=[league_id]))
+
+
+def _max_games(request: HttpRequest) -> int | None:
+    form = MaxGamesForm(request.POST)
+    if form.is_valid():
+        return form.cleaned_data["max_games"]
+    messages.error(
+        request,
+        _("Choose between %(low)s and %(high)s games at once.")
+        % {"low": leagues.MAX_GAMES_MIN, "high": leagues.MAX_GAMES_MAX},
+    )
+    return None
+
+
+@require_POST
+def league_join(request: HttpRequest, league_id: int) -> HttpResponse:
+    if not request.user.is_authenticated:
+        return _login(league_id)
+    max_games = _max_games(request) if "max_games" in request.POST else 2
+    if max_games is None:
+        return _detail(league_id)
+    try:
+        member = leagues.league_join(league_id=league_id, user=request.user, max_games=max_games)
+    except League.DoesNotExist:
+        raise Http404 from None
+    except leagues.LeagueError as exc:
+        messages.error(request, str(exc))
+        return _detail(league_id)
+    messages.success(
+        request,
+        _("You joined %(league)s: the matchmaker seats you in your first games shortly.")
+        % {"league": member.league},
+    )
+    return _detail(league_id)
+
+
+@require_POST
+def league_leave(request: HttpRequest, league_id: int) -> HttpResponse:
+    if not request.user.is_authenticated:
+        return _login(league_id)
+    try:
+        member = leagues.league_leave(league_id=league_id, user=request.user)
+    except League.DoesNotExist:
+        raise Http404 from None
+    except leagues.LeagueError as exc:
+        messages.error(request, str(exc))
+        return _detail(league_id)
+    messages.success(
+        request,
+        _("You left %(league)s. Your running league games go on to their end.")
+        % {"league": member.league},
+    )
+    return _detail(league_id)
+
+
+@require_POST
+def league_settings(request: HttpRequest, league_id: int) -> HttpResponse:
+    if not request.user.is_authenticated:
+        return _login(league_id)
+    max_games = _max_games(request)
+    if max_games is None:
+        return _detail(league_id)
+    try:
+        leagues.league_set_max_games(league_id=league_id, user=request.user, max_games=max_games)
+    except League.DoesNotExist:
+        raise Http404 from None
+    except leagues.LeagueError as exc:
+        messages.error(request, str(exc))
+        return _detail(league_id)
+    messages.success(
+        request,
+        ngettext(
+            "You now play up to %(n)s game at once in this league.",
+            "You now play up to %(n)s games at once in this league.",
+            max_games,
+        )
+        % {"n": max_games},
+    )
+    return _detail(league_id)
