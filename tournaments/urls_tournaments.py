@@ -1,3 +1,19 @@
 """Routes of tournaments."""
 
-urlpatterns: list = []
+from django.urls import path
+
+from . import views_tournaments as views
+
+urlpatterns = [
+    path("tournaments/", views.tournament_list, name="tournament_list"),
+    path("tournaments/new/", views.tournament_create, name="tournament_create"),
+    path("tournaments/<int:tournament_id>/", views.tournament_detail, name="tournament_detail"),
+    path(
+        "tournaments/<int:tournament_id>/signup/", views.tournament_signup,
+        name="tournament_signup",
+    ),
+    path(
+        "tournaments/<int:tournament_id>/withdraw/", views.tournament_withdraw,
+        name="tournament_withdraw",
+    ),
+]

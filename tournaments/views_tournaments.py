@@ -1,0 +1,166 @@
+"""Tournament pages: the list, a tournament (players, rounds, tables, standings), creating
+one, and signing up or withdrawing.
+
+Views only route: reads come from ``rounds`` (the standings selector, the rounds with their
+tables), checks from the form, writes from the ``rounds`` services; a refusal becomes a message.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.contrib.auth.views import redirect_to_login
+from django.db.models import Count
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from games.listings import game_url
+from games.models import GameStatus
+
+from . import rounds
+from .forms_tournaments import TournamentCreateForm
+from .models import Tournament, TournamentGame
+
+Status = Tournament.Status
+FINISHED_SHOWN = 30
+
+
+@require_GET
+def tournament_list(request: HttpRequest) -> HttpResponse:
+    base = Tournament.objects.annotate(player_count=Count("players")).order_by("signup_until")
+    return render(
+        request,
+        "tournaments/tournaments/list.html",
+        {
+            "signup": base.filter(status=Status.SIGNUP),
+            "running": base.filter(status=Status.RUNNING),
+            "finished": base.filter(status__in=[Status.FINISHED, Status.CANCELLED]).order_by(
+                "-signup_until"
+            )[:FINISHED_SHOWN],
+        },
+    )
+
+
+@dataclass
+class TableRow:
+    """One table of a round, for the page: a game (seats in order) or a bye."""
+
+    table: TournamentGame
+    url: str | None
+    seats: list[Any]
+    finished: bool
+    status: str
+
+
+def _table_rows(tables: list[TournamentGame]) -> list[TableRow]:
+    rows = []
+    for table in tables:
+        if table.game_id is None:
+            rows.append(TableRow(table, None, [], True, _("Bye")))
+            continue
+        game = table.game
+        seats = sorted(game.seats.all(), key=lambda s: s.index)
+        rows.append(
+            TableRow(
+                table, game_url(game.pk), seats, game.status == GameStatus.FINISHED,
+                str(game.get_status_display()),
+            )
+        )
+    return rows
+
+
+def _reached_label(tournament: Tournament, row: rounds.Standing) -> str:
+    if row.champion:
+        return _("Champion")
+    if row.reached == tournament.rounds:
+        return _("Final")
+    if row.reached == tournament.rounds - 1:
+        return _("Semi-final")
+    return _("Round %(n)s") % {"n": row.reached}
+
+
+@require_GET
+def tournament_detail(request: HttpRequest, tournament_id: int) -> HttpResponse:
+    tournament = get_object_or_404(
+        Tournament.objects.select_related("created_by"), pk=tournament_id
+    )
+    players = list(tournament.players.select_related("user").order_by("seed", "joined_at", "pk"))
+    standings = rounds.tournament_standings(tournament)
+    if tournament.format == Tournament.Format.ELIMINATION:
+        for row in standings:  # extra attributes for the page
+            row.champion = tournament.status == Status.FINISHED and not row.eliminated
+            row.reached_label = _reached_label(tournament, row)
+    viewer_id = request.user.pk if request.user.is_authenticated else None
+    return render(
+        request,
+        "tournaments/tournaments/detail.html",
+        {
+            "tournament": tournament,
+            "players": players,
+            "standings": standings,
+            "rounds": [
+                (round_, _table_rows(tables))
+                for round_, tables in reversed(rounds.rounds_with_tables(tournament))
+            ],
+            "rounds_planned": rounds.rounds_planned(tournament, len(players)),
+            "signup_open": rounds.signup_open(tournament),
+            "signed_up": viewer_id is not None and any(p.user_id == viewer_id for p in players),
+            "is_elimination": tournament.format == Tournament.Format.ELIMINATION,
+            "now": timezone.now(),
+        },
+    )
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def tournament_create(request: HttpRequest) -> HttpResponse:
+    form = TournamentCreateForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            tournament = rounds.tournament_create(creator=request.user, **form.create_kwargs())
+        except rounds.TournamentError as exc:
+            form.add_error(None, str(exc))
+        else:
+            messages.success(
+                request, _("The tournament is open for sign-up. Sign up yourself if you play.")
+            )
+            return redirect("tournament_detail", tournament.pk)
+    return render(request, "tournaments/tournaments/create.html", {"form": form})
+
+
+def _signup_action(request: HttpRequest, tournament_id: int, *, withdraw: bool) -> HttpResponse:
+    url = reverse("tournament_detail", args=[tournament_id])
+    if not request.user.is_authenticated:
+        return redirect_to_login(url)
+    service = rounds.tournament_withdraw if withdraw else rounds.tournament_signup
+    try:
+        service(tournament_id=tournament_id, user=request.user)
+    except Tournament.DoesNotExist:
+        raise Http404 from None
+    except rounds.TournamentError as exc:
+        messages.error(request, str(exc))
+    else:
+        if withdraw:
+            messages.success(request, _("You withdrew from the tournament."))
+        else:
+            messages.success(
+                request, _("You are signed up. The first round starts when sign-up closes.")
+            )
+    return redirect(url)
+
+
+@require_POST
+def tournament_signup(request: HttpRequest, tournament_id: int) -> HttpResponse:
+    return _signup_action(request, tournament_id, withdraw=False)
+
+
+@require_POST
+def tournament_withdraw(request: HttpRequest, tournament_id: int) -> HttpResponse:
+    return _signup_action(request, tournament_id, withdraw=True)
