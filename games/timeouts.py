@@ -128,3 +128,22 @@ def deadlines_refresh(user_id: int) -> int:
                 game.save(update_fields=["deadline", "reminder_at"])
                 changed += 1
     return changed
+
+
+MAX_PLAY_OUT_TURNS = 2_000
+
+
+def play_out(*, game_id: int) -> int:
+    """End a game by the timeout policy: the timeout bot plays every remaining turn of every
+    seat (a tournament round's deadline has passed). Returns the turns played."""
+    turns = 0
+    with transaction.atomic():
+        game = Game.objects.select_for_update().get(pk=game_id)
+        for _ in range(MAX_PLAY_OUT_TURNS):
+            if game.status != GameStatus.RUNNING or game.to_move is None:
+                return turns
+            seat = Seat.objects.get(game=game, index=game.to_move)
+            _play_turn(game, seat, EventSource.TIMEOUT)
+            turns += 1
+            game.refresh_from_db(fields=["status", "to_move"])
+    raise RuntimeError(f"game {game_id}: playing out did not end the game")

@@ -21,12 +21,9 @@ Life of a tournament:
   (``round_check_for_game``, from the finished-game task) and in every periodic
   ``tournaments_advance`` as a catch-up; both take the same path.
 * **Round deadline** (``started_at + round_days``): games of the round still running then are
-  decided *by their current scores* (``games.services.game_finish_early``: places by score,
-  retired seats last), and the round moves on. This, not looping the per-move timeout policy,
-  on purpose: the per-move policy only acts on a seat whose own move deadline has passed, so it
-  cannot end a game whose players are slow but within their clocks, and playing out a whole
-  game by bots would hand the result to the bots. Deciding by the score on the board ends every
-  game at once, is deterministic, and is what league seasons do at their end.
+  ended by the timeout policy: the timeout bot plays every remaining turn of every seat through
+  ``games.services.action_submit`` (``games.timeouts.play_out``), so the game ends by the rules
+  and its events say which moves the bot made. Then the round moves on.
 
 Pairing per format:
 
@@ -74,9 +71,10 @@ from django.db.models import Count
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from games import timeouts
 from games.engine import RecordError, game_class
 from games.models import DAYS_PER_MOVE_CHOICES, Game, GameKind, GameStatus, Seat
-from games.services import engine_state, game_create, game_finish_early, game_join
+from games.services import game_create, game_join
 
 from .models import START_RATING, Rating, Round, Tournament, TournamentGame, TournamentPlayer
 from .pairing import SwissPlayer, round_robin, single_elimination_seeding, swiss_tables
@@ -299,7 +297,7 @@ def _start_if_due(tournament: Tournament, now: datetime) -> int:
 
 
 def _end_overdue_rounds(tournament: Tournament, now: datetime) -> int:
-    """(c) The round's deadline passed: decide its running games by current scores, then
+    """(c) The round's deadline passed: end its running games by the timeout policy, then
     move on. Row lock held."""
     if tournament.status != Status.RUNNING:
         return 0
@@ -308,9 +306,7 @@ def _end_overdue_rounds(tournament: Tournament, now: datetime) -> int:
     for game_id in Game.objects.filter(
         tournament_link__round__in=overdue, status=GameStatus.RUNNING
     ).values_list("pk", flat=True):
-        game = Game.objects.select_for_update().get(pk=game_id)
-        if game.status == GameStatus.RUNNING:  # a move may have finished it meanwhile
-            game_finish_early(game, engine_state(game), now)
+        if timeouts.play_out(game_id=game_id):  # a move may have finished it meanwhile
             changes += 1
     return changes + _advance(tournament, now)
 

@@ -24,7 +24,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from accounts.models import User
-from games.models import Game, GameStatus, Seat
+from games.models import Event, Game, GameStatus, Seat
 from games.services import action_submit, engine_state
 from tournaments import rounds
 from tournaments.models import Rating, Round, Tournament, TournamentGame, TournamentPlayer
@@ -405,7 +405,7 @@ def test_the_next_round_is_paired_only_when_every_game_of_the_round_finished(
     assert all(r.finished_at for r in tournament.round_set.all())
 
 
-def test_a_round_deadline_ends_stuck_games_by_their_current_scores(make_user: Any) -> None:
+def test_a_round_deadline_ends_stuck_games_by_the_timeout_policy(make_user: Any) -> None:
     tournament, _users = started(
         make_user, 2, [1600, 1500], rounds=2, round_days=3, days_per_move=7
     )
@@ -420,17 +420,21 @@ def test_a_round_deadline_ends_stuck_games_by_their_current_scores(make_user: An
                 user=seat.user,
             )
     game.refresh_from_db()
-    scores = engine_state(game).scores()
+    moved = game.seq
     assert rounds.tournaments_advance(now=AFTER + timedelta(days=3) - timedelta(seconds=1)) == 0
     deadline = AFTER + timedelta(days=3)
     with time_machine.travel(deadline, tick=False):
         assert rounds.tournaments_advance(now=deadline) == 2  # one game ended, round 2 paired
     game.refresh_from_db()
     assert game.status == GameStatus.FINISHED and game.finished_at == deadline
+    # the timeout bot played the rest of the game by the rules, for every seat
+    later = Event.objects.filter(game=game, seq__gt=moved)
+    assert later.exists() and set(later.values_list("source", flat=True)) == {"timeout"}
+    final = engine_state(game)
+    assert final.finished
     seats = list(game.seats.order_by("index"))
-    assert [s.score for s in seats] == scores
-    best = max(scores)
-    assert [s.place for s in seats] == [1 if sc == best else 2 for sc in scores]
+    assert [s.score for s in seats] == final.scores()
+    assert [s.place == 1 for s in seats] == [i in final.winners() for i in range(2)]
     round_1 = tournament.round_set.get(number=1)
     assert round_1.finished_at == deadline
     assert tournament.round_set.get(number=2).deadline == deadline + timedelta(days=3)
