@@ -7,7 +7,6 @@ services a person's moves take.
 
 from __future__ import annotations
 
-import importlib
 import itertools
 import threading
 from collections.abc import Callable, Sequence
@@ -410,20 +409,10 @@ def play_until_the_last_action(game: Game, users: list, bot: RandomBot) -> tuple
         )
 
 
-def rounds_importable() -> bool:
-    try:
-        importlib.import_module("tournaments.rounds")
-    except ImportError:
-        return False
-    return True
-
-
 @pytest.mark.parametrize("kind", ["keltis", "keltis-cards"])
 def test_the_last_move_rates_the_game_through_the_finished_hook(
     make_user: Any, django_capture_on_commit_callbacks: Any, kind: str
 ) -> None:
-    if not rounds_importable():  # tasks.after_game_finished imports it before rating
-        pytest.skip("tournaments.rounds does not import yet: after_game_finished needs it")
     assert tasks.game_finished in services.FINISHED_HOOKS
     game, users = table(make_user, 3, kind=kind)
     seat, action = play_until_the_last_action(game, users, RandomBot(3))
