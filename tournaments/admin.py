@@ -14,6 +14,7 @@ from django.http import HttpRequest
 
 from games.engine import RecordError, game_class
 
+from .leagues import league_settings_errors
 from .models import (
     League,
     LeagueMember,
@@ -38,20 +39,9 @@ class LeagueForm(forms.ModelForm):
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()
-        low, high = data.get("min_players"), data.get("max_players")
-        if low is not None and high is not None and low > high:
-            self.add_error("max_players", "A table cannot be smaller than the minimum.")
-        low, high = data.get("rating_min"), data.get("rating_max")
-        if low is not None and high is not None and low > high:
-            self.add_error("rating_max", "The band's top is below its bottom.")
-        increment, cap = data.get("bank_increment_hours"), data.get("bank_cap_hours")
-        if increment is not None and cap is not None and cap < increment:
-            self.add_error("bank_cap_hours", "The time bank's cap must be at least its increment.")
-        if data.get("kind"):
-            try:  # the matchmaker's game_create would refuse them on every pass
-                data["options"] = game_class(data["kind"]).check_options(data.get("options") or {})
-            except RecordError as exc:
-                self.add_error("options", str(exc))
+        # the same rules as the organisers' form and leagues.league_create
+        for field, message in league_settings_errors(data).items():
+            self.add_error(field, message)
         return data
 
 

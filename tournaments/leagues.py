@@ -1,6 +1,6 @@
 """Leagues: membership, the matchmaker, seasons and their standings.
 
-Services (writes): ``league_join``, ``league_leave``, ``league_set_max_games``;
+Services (writes): ``league_create``, ``league_join``, ``league_leave``, ``league_set_max_games``;
 ``matchmaker_pass`` and ``seasons_close_due`` run from Celery beat (tournaments/tasks.py).
 Selectors (reads): ``standings``, ``league_rows``, ``current_season``.
 
@@ -23,8 +23,11 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.db.models import Count, Max, Q
+from django.utils import timezone
+from django.utils.translation import gettext as _
 
-from games.models import Game, GameStatus, Seat
+from games.engine import RecordError, game_class
+from games.models import DAYS_PER_MOVE_CHOICES, Game, GameKind, GameStatus, Seat
 from games.services import (
     GameServiceError,
     engine_state,
@@ -41,6 +44,11 @@ log = logging.getLogger(__name__)
 #: bounds of LeagueMember.max_games (its validators)
 MAX_GAMES_MIN = 1
 MAX_GAMES_MAX = 20
+#: bounds of a league's settings (see ``league_settings_errors``)
+PLAYERS_MIN = 2
+PLAYERS_MAX = 4
+SEASON_DAYS_MIN = 7
+SEASON_DAYS_MAX = 365
 #: shuffles the seating order of a new table (who moves first); tests seed it
 _rng: random.Random = random.SystemRandom()
 
@@ -49,6 +57,95 @@ UNFINISHED = (GameStatus.OPEN, GameStatus.RUNNING)
 
 class LeagueError(Exception):
     """A refused request, worded for the player."""
+
+
+# -- creation -----------------------------------------------------------------------------------
+def league_settings_errors(values: dict[str, Any]) -> dict[str, str]:
+    """The rules of a league's settings, in one place for the admin's League form, the
+    organisers' form (tournaments.forms_leagues) and ``league_create``.
+
+    Returns a message by field name. A value missing or None is not checked (a form reports
+    its own missing or malformed fields). When ``values`` has ``options`` and they are valid
+    for the game, they are replaced in place by their normalised form (every option present).
+    """
+    errors: dict[str, str] = {}
+    kind = values.get("kind")
+    if kind is not None and kind not in GameKind.values:
+        errors["kind"] = _("Unknown game.")
+    for field in ("min_players", "max_players"):
+        players = values.get(field)
+        if players is not None and not PLAYERS_MIN <= players <= PLAYERS_MAX:
+            errors[field] = _("A table seats %(low)s to %(high)s players.") % {
+                "low": PLAYERS_MIN,
+                "high": PLAYERS_MAX,
+            }
+    low, high = values.get("min_players"), values.get("max_players")
+    sizes_valid = "min_players" not in errors and "max_players" not in errors
+    if low is not None and high is not None and low > high and sizes_valid:
+        errors["max_players"] = _("A table cannot be smaller than the minimum.")
+    days = values.get("days_per_move")
+    if days is not None and days not in dict(DAYS_PER_MOVE_CHOICES):
+        errors["days_per_move"] = _("Unknown number of days per move.")
+    increment, cap = values.get("bank_increment_hours"), values.get("bank_cap_hours")
+    if increment is not None and increment < 0:
+        errors["bank_increment_hours"] = _("The time bank's increment cannot be negative.")
+    elif increment is not None and cap is not None and cap < increment:
+        errors["bank_cap_hours"] = _("The time bank's cap must be at least its increment.")
+    low, high = values.get("rating_min"), values.get("rating_max")
+    if low is not None and high is not None and low > high:
+        errors["rating_max"] = _("The band's top is below its bottom.")
+    season_days = values.get("season_days")
+    if season_days is not None and not SEASON_DAYS_MIN <= season_days <= SEASON_DAYS_MAX:
+        errors["season_days"] = _("A season lasts %(low)s to %(high)s days.") % {
+            "low": SEASON_DAYS_MIN,
+            "high": SEASON_DAYS_MAX,
+        }
+    if "options" in values and kind and "kind" not in errors:
+        try:  # the matchmaker's game_create would refuse them on every pass
+            values["options"] = game_class(kind).check_options(values["options"] or {})
+        except RecordError as exc:
+            errors["options"] = str(exc)
+    return errors
+
+
+def league_create(
+    *,
+    name: str,
+    kind: str,
+    min_players: int = 2,
+    max_players: int = 4,
+    days_per_move: int = 3,
+    bank_increment_hours: int = 0,
+    bank_cap_hours: int = 0,
+    rating_min: int | None = None,
+    rating_max: int | None = None,
+    season_days: int = 90,
+    options: dict[str, bool] | None = None,
+    now: datetime | None = None,
+) -> League:
+    """A new, active league; the matchmaker opens its first season once members wait.
+
+    Raises LeagueError when a setting breaks ``league_settings_errors``.
+    """
+    name = (name or "").strip()
+    if not name or len(name) > 80:
+        raise LeagueError(_("A league needs a name of at most 80 characters."))
+    values: dict[str, Any] = {
+        "kind": kind,
+        "min_players": min_players,
+        "max_players": max_players,
+        "days_per_move": days_per_move,
+        "bank_increment_hours": bank_increment_hours,
+        "bank_cap_hours": bank_cap_hours,
+        "rating_min": rating_min,
+        "rating_max": rating_max,
+        "season_days": season_days,
+        "options": options or {},
+    }
+    errors = league_settings_errors(values)
+    if errors:
+        raise LeagueError(" ".join(errors.values()))
+    return League.objects.create(name=name, created_at=now or timezone.now(), **values)
 
 
 # -- membership ---------------------------------------------------------------------------------

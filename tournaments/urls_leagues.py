@@ -6,6 +6,7 @@ from . import views_leagues
 
 urlpatterns = [
     path("leagues/", views_leagues.league_list, name="league_list"),
+    path("leagues/new/", views_leagues.league_create, name="league_create"),
     path("leagues/<int:league_id>/", views_leagues.league_detail, name="league_detail"),
     path("leagues/<int:league_id>/join/", views_leagues.league_join, name="league_join"),
     path("leagues/<int:league_id>/leave/", views_leagues.league_leave, name="league_leave"),

@@ -1,4 +1,5 @@
-"""League pages: the list, a league with its standings, and joining, leaving, settings.
+"""League pages: the list, a league with its standings, joining, leaving, settings, and the
+organisers' (staff) create page.
 
 Views only route: reads come from ``tournaments.leagues`` selectors, writes from its services;
 a refusal of a service becomes a message.
@@ -8,18 +9,21 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib import messages
+from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
+from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from games import listings
 from games.models import Game, GameStatus
 
 from . import leagues
+from .forms_leagues import LeagueCreateForm
 from .models import League, LeagueMember, Season
 
 
@@ -39,6 +43,27 @@ def league_list(request: HttpRequest) -> HttpResponse:
         "tournaments/leagues/list.html",
         {"rows": leagues.league_rows(viewer=request.user)},
     )
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def league_create(request: HttpRequest) -> HttpResponse:
+    """Organisers (staff) open a league here instead of in the admin."""
+    if not request.user.is_staff:
+        raise PermissionDenied
+    form = LeagueCreateForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            league = leagues.league_create(**form.create_kwargs())
+        except leagues.LeagueError as exc:
+            form.add_error(None, str(exc))
+        else:
+            messages.success(
+                request,
+                _("The league %(league)s is open: players can join it now.") % {"league": league},
+            )
+            return _detail(league.pk)
+    return render(request, "tournaments/leagues/create.html", {"form": form})
 
 
 @require_GET
