@@ -82,6 +82,13 @@ def queue_digests() -> int:
     return count
 
 
+@shared_task(ignore_result=True)
+def worker_heartbeat() -> None:
+    """Periodic (every 30 s): beat queues it and a worker runs it, so a recent heartbeat shows
+    that a worker is consuming tasks (GET /healthz checks it)."""
+    record_heartbeat("worker")
+
+
 def record_heartbeat(name: str) -> None:
     """Remember when periodic work last ran (for a health check)."""
     from django.core.cache import cache

@@ -3,7 +3,9 @@
 Defaults suit local development: DEBUG on, SQLite in ``db.sqlite3``, Celery tasks run eagerly,
 an in-process cache and emails written to files in ``var/mail/``, so ``scripts/serve`` needs
 neither PostgreSQL, Redis nor a mail server. Production sets DEBUG=False, SECRET_KEY,
-ALLOWED_HOSTS, DATABASE_URL, CELERY_BROKER_URL, CACHE_URL, EMAIL_URL and SITE_URL.
+ALLOWED_HOSTS, DATABASE_URL, CELERY_BROKER_URL, CACHE_URL, EMAIL_URL and SITE_URL, in the
+environment or in an ``.env`` file next to manage.py (``.env.example`` documents every one;
+variables already in the environment win over the file).
 """
 
 from pathlib import Path
@@ -14,6 +16,11 @@ import environ
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 env = environ.Env()
+
+# An operator's .env file, if there is one; ENV_FILE names another (tests point it nowhere).
+_env_file = Path(env.str("ENV_FILE", default=str(BASE_DIR / ".env")))
+if _env_file.is_file():
+    environ.Env.read_env(_env_file)
 
 DEBUG: bool = env.bool("DEBUG", default=True)
 
@@ -45,6 +52,8 @@ AUTH_USER_MODEL = "accounts.User"
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Right after SecurityMiddleware: static files are answered before sessions or auth run.
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -104,6 +113,43 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
+# Whitenoise serves the collected files from the app. In production the names carry a hash of
+# the content (cached for ever by browsers) and gzip/brotli copies are served when accepted;
+# that needs `manage.py collectstatic`. DEBUG and the tests keep Django's plain storage.
+if not DEBUG:
+    STORAGES = {
+        "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+        "staticfiles": {
+            "BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage",
+        },
+    }
+
+# Production security (DEBUG off): https only, with HSTS, secure cookies and no framing.
+# Behind a TLS-terminating proxy set BEHIND_PROXY=True so X-Forwarded-Proto tells Django the
+# request was https (only when the proxy always sets that header itself).
+X_FRAME_OPTIONS = "DENY"
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+if not DEBUG:
+    SECURE_HSTS_SECONDS: int = env.int("SECURE_HSTS_SECONDS", default=31536000)
+    SECURE_HSTS_INCLUDE_SUBDOMAINS: bool = env.bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", default=True)
+    # Preloading is a commitment for the whole domain that is hard to undo, so it is the
+    # operator's choice; while it is off, check --deploy's reminder about it is silenced.
+    SECURE_HSTS_PRELOAD: bool = env.bool("SECURE_HSTS_PRELOAD", default=False)
+    if not SECURE_HSTS_PRELOAD:
+        SILENCED_SYSTEM_CHECKS = ["security.W021"]
+    SECURE_SSL_REDIRECT: bool = env.bool("SECURE_SSL_REDIRECT", default=True)
+    # A load balancer probes the health check over plain http.
+    SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+    if env.bool("BEHIND_PROXY", default=False):
+        SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+
+# GET /healthz fails when the last deadline sweep (beat, every minute) or the last worker
+# heartbeat (a task beat queues every 30 s) is older than this many seconds.
+HEALTH_MAX_SWEEP_AGE: int = env.int("HEALTH_MAX_SWEEP_AGE", default=180)
+HEALTH_MAX_WORKER_AGE: int = env.int("HEALTH_MAX_WORKER_AGE", default=180)
 
 # Celery. Production and CI use Redis (CELERY_BROKER_URL=redis://...). The embedded default is
 # kombu's file-system transport under var/celery/: a real worker and beat (scripts/serve starts
@@ -116,6 +162,7 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
         "data_folder_in": str(CELERY_FILESYSTEM_QUEUE),
         "data_folder_out": str(CELERY_FILESYSTEM_QUEUE),
         "store_processed": False,
+        "control_folder": str(CELERY_FILESYSTEM_QUEUE.parent / "control"),
     }
 else:
     # Redis redelivers an unacknowledged task after this long: longer than any task runs.
@@ -131,6 +178,8 @@ CELERY_BEAT_SCHEDULE_FILENAME = str(BASE_DIR / "var" / "celerybeat-schedule")
 # Periodic work: the sweeps read indexed columns, so their cost follows what is due.
 CELERY_BEAT_SCHEDULE = {
     "sweep-deadlines": {"task": "games.tasks.sweep_deadlines", "schedule": 60.0},
+    # Consumed by a worker, so its heartbeat proves a worker is taking tasks (see /healthz).
+    "worker-heartbeat": {"task": "games.tasks.worker_heartbeat", "schedule": 30.0},
     "sweep-deliveries": {"task": "games.tasks.sweep_deliveries", "schedule": 60.0},
     "sweep-bots": {"task": "games.tasks.sweep_bots", "schedule": 60.0},
     "queue-digests": {"task": "games.tasks.queue_digests", "schedule": 900.0},
@@ -158,8 +207,10 @@ NOTIFICATION_SENDING_TIMEOUT: int = env.int("NOTIFICATION_SENDING_TIMEOUT", defa
 # scheme: with https here they are https even when a proxy speaks plain http to Django.
 SITE_URL: str = env.str("SITE_URL", default="http://127.0.0.1:8000").rstrip("/")
 
-# The cache holds allauth's rate-limit counters, so production points CACHE_URL at a cache the
-# web processes share (e.g. redis://127.0.0.1:6379/1); the default is per process.
+# The cache holds allauth's rate-limit counters and the sweep and worker heartbeats that
+# /healthz reads, so production points CACHE_URL at a cache the web, worker and beat processes
+# share (e.g. rediscache://127.0.0.1:6379/1); the default is per process, and with it /healthz
+# of a web process never sees a heartbeat written by a worker.
 CACHES = {"default": env.cache_url("CACHE_URL", default="locmemcache://")}
 
 # Emails go to files in var/mail/ by default, one file per email, to be read locally;

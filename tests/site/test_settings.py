@@ -31,7 +31,8 @@ OUR_VARIABLES = (
 def run_settings(**environment: str) -> subprocess.CompletedProcess[str]:
     """Import keltis_site.settings in a child process and print the values the tests check."""
     env = {k: v for k, v in os.environ.items() if k not in OUR_VARIABLES}
-    env.update(environment, DJANGO_SETTINGS_MODULE="keltis_site.settings")
+    # ENV_FILE names no file: a developer's .env must not leak into the cases.
+    env.update(environment, DJANGO_SETTINGS_MODULE="keltis_site.settings", ENV_FILE="/nonexistent")
     code = (
         "import json; from django.conf import settings as s; print(json.dumps({"
         "'db': s.DATABASES['default'], 'debug': s.DEBUG, 'hosts': s.ALLOWED_HOSTS,"
