@@ -1,0 +1,348 @@
+"""Operator tasks behind the management commands: rebuild snapshots, export a user's data,
+create demo data for a new site. The commands in ``games/management/commands`` only parse
+arguments and print; the work is here, in plain functions that tests can call."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from accounts.models import EmailMode, User
+
+from . import services
+from .bot_play import bots_play
+from .models import BotKind, Event, Game, GameKind, GameStatus, Notification, Seat, Snapshot
+from .services import action_submit, game_create, snapshot_rebuild
+
+
+# -- rebuild snapshots --------------------------------------------------------------------------
+@dataclass
+class RebuildReport:
+    rebuilt: int = 0
+    #: game id -> why the stored snapshot was wrong ("missing", "seq 3 != 5", "state differs")
+    differed: dict[int, str] = field(default_factory=dict)
+    #: game id -> the error replaying its event log raised (an engine change or a bad log)
+    failed: dict[int, str] = field(default_factory=dict)
+
+
+def rebuild_snapshots(game_ids: Iterable[int] | None = None) -> RebuildReport:
+    """Recompute the snapshot of every started game (or of ``game_ids``) from its event log and
+    compare it with the stored one. Each game is locked while it is rebuilt, so a move arriving
+    at the same time waits and then continues from the fresh snapshot."""
+    report = RebuildReport()
+    games = Game.objects.filter(started_at__isnull=False)
+    if game_ids is not None:
+        games = games.filter(pk__in=list(game_ids))
+    for game_id in games.order_by("pk").values_list("pk", flat=True).iterator():
+        try:
+            with transaction.atomic():
+                game = Game.objects.select_for_update().get(pk=game_id)
+                stored = Snapshot.objects.filter(game=game).values_list("seq", "data").first()
+                snap = snapshot_rebuild(game)
+        except Exception as exc:  # report and go on with the other games
+            report.failed[game_id] = f"{type(exc).__name__}: {exc}"
+            continue
+        report.rebuilt += 1
+        if stored is None:
+            report.differed[game_id] = "missing"
+        elif stored[0] != snap.seq:
+            report.differed[game_id] = f"seq {stored[0]} != {snap.seq}"
+        elif stored[1] != snap.data:
+            report.differed[game_id] = "state differs"
+    return report
+
+
+# -- export a user's data -----------------------------------------------------------------------
+def find_user(username_or_email: str) -> User:
+    """The user with this username, or with this (primary or secondary) email address."""
+    from allauth.account.models import EmailAddress
+
+    value = username_or_email.strip()
+    user = User.objects.filter(Q(username=value) | Q(email__iexact=value)).first()
+    if user is None:
+        address = EmailAddress.objects.filter(email__iexact=value).select_related("user").first()
+        if address is not None:
+            user = address.user
+    if user is None:
+        raise User.DoesNotExist(f"No user with the username or email address {value!r}.")
+    return user
+
+
+def _iso(value: Any) -> str | None:
+    return value.isoformat() if value is not None else None
+
+
+def _game_public(game: Game, own_seat: Seat) -> dict[str, Any]:
+    """What anyone looking at the game sees: no setup (hands, deck), no engine state."""
+    return {
+        "id": game.pk,
+        "kind": game.kind,
+        "options": game.options,
+        "player_count": game.player_count,
+        "days_per_move": game.days_per_move,
+        "status": game.status,
+        "rated": game.rated,
+        "created_at": _iso(game.created_at),
+        "started_at": _iso(game.started_at),
+        "finished_at": _iso(game.finished_at),
+        "moves": game.seq,
+        "your_seat": own_seat.index,
+        "seats": [
+            {
+                "index": seat.index,
+                "name": seat.name,  # the public name: never an email address
+                "bot": seat.bot or None,
+                "you": seat.pk == own_seat.pk,
+                "score": seat.score,
+                "place": seat.place,
+                "retired": seat.retired,
+            }
+            for seat in game.seats.all()
+        ],
+        "your_result": (
+            {"score": own_seat.score, "place": own_seat.place}
+            if game.status == GameStatus.FINISHED
+            else None
+        ),
+    }
+
+
+def export_user_data(user: User) -> dict[str, Any]:
+    """Everything the site holds about ``user``, as JSON-ready data: never the password hash,
+    another player's email address, or any game's setup (the hidden cards)."""
+    from allauth.account.models import EmailAddress
+
+    from tournaments.models import (
+        LeagueMember,
+        Rating,
+        RatingChange,
+        TournamentGame,
+        TournamentPlayer,
+    )
+
+    seats = list(
+        Seat.objects.filter(user=user)
+        .select_related("game")
+        .prefetch_related("game__seats__user")
+        .order_by("game__created_at", "game_id")
+    )
+    games = []
+    for seat in seats:
+        entry = _game_public(seat.game, seat)
+        entry["your_actions"] = [
+            {"seq": seq, "action": action, "source": source, "at": _iso(at)}
+            for seq, action, source, at in Event.objects.filter(
+                game_id=seat.game_id, seat=seat.index
+            )
+            .order_by("seq")
+            .values_list("seq", "action", "source", "created_at")
+        ]
+        games.append(entry)
+    return {
+        "exported_at": _iso(timezone.now()),
+        "profile": {
+            "id": user.pk,
+            "username": user.username,
+            "email": user.email,
+            "first_name": user.first_name,
+            "last_name": user.last_name,
+            "display_name": user.display_name,
+            "public_name": user.public_name,
+            "time_zone": user.time_zone,
+            "language": user.language,
+            "is_active": user.is_active,
+            "is_staff": user.is_staff,
+            "date_joined": _iso(user.date_joined),
+            "last_login": _iso(user.last_login),
+        },
+        "email_addresses": [
+            {"email": a.email, "verified": a.verified, "primary": a.primary}
+            for a in EmailAddress.objects.filter(user=user).order_by("pk")
+        ],
+        "notification_preferences": {
+            "email_mode": user.email_mode,
+            "digest_hour": user.digest_hour,
+        },
+        "notifications": [
+            {
+                "kind": n.kind,
+                "game": n.game_id,
+                "status": n.status,
+                "created_at": _iso(n.created_at),
+                "sent_at": _iso(n.sent_at),
+            }
+            for n in Notification.objects.filter(user=user).order_by("created_at", "pk")
+        ],
+        "vacations": [
+            {"starts_at": _iso(v.starts_at), "ends_at": _iso(v.ends_at)}
+            for v in user.vacations.order_by("starts_at")
+        ],
+        "games": games,
+        "ratings": [
+            {
+                "kind": r.kind,
+                "rating": r.rating,
+                "highest": r.highest,
+                "games": r.games,
+                "updated_at": _iso(r.updated_at),
+            }
+            for r in Rating.objects.filter(user=user).order_by("kind")
+        ],
+        "rating_history": [
+            {
+                "kind": c.kind,
+                "game": c.game_id,
+                "before": c.before,
+                "after": c.after,
+                "place": c.place,
+                "at": _iso(c.created_at),
+            }
+            for c in RatingChange.objects.filter(user=user).order_by("created_at", "pk")
+        ],
+        "league_memberships": [
+            {
+                "league": m.league.name,
+                "league_id": m.league_id,
+                "active": m.active,
+                "max_games": m.max_games,
+                "joined_at": _iso(m.joined_at),
+            }
+            for m in LeagueMember.objects.filter(user=user).select_related("league")
+        ],
+        "tournament_entries": [
+            {
+                "tournament": e.tournament.name,
+                "tournament_id": e.tournament_id,
+                "status": e.tournament.status,
+                "seed": e.seed,
+                "rating": e.rating,
+                "eliminated": e.eliminated,
+                "joined_at": _iso(e.joined_at),
+            }
+            for e in TournamentPlayer.objects.filter(user=user).select_related("tournament")
+        ],
+        "tournament_byes": [
+            {"round": t.round.number, "tournament_id": t.round.tournament_id}
+            for t in TournamentGame.objects.filter(bye=user).select_related("round")
+        ],
+    }
+
+
+# -- demo data ----------------------------------------------------------------------------------
+DEMO_PASSWORD = "keltis-demo-play"
+DEMO_LEAGUE = "Demo league"
+DEMO_EMAIL_DOMAIN = "example.com"
+
+#: the games each demo player gets (kind, players, bots, actions to play; None = to the end)
+DEMO_GAMES: list[tuple[str, int, tuple[str, ...], int | None]] = [
+    (GameKind.BOARD, 2, (BotKind.RANDOM,), 0),
+    (GameKind.CARDS, 3, (BotKind.RANDOM, BotKind.GREEDY), 12),
+    (GameKind.BOARD, 4, (BotKind.GREEDY, BotKind.RANDOM, BotKind.GREEDY), 40),
+    (GameKind.CARDS, 2, (BotKind.GREEDY,), None),
+]
+
+
+@dataclass
+class DemoReport:
+    users: list[str] = field(default_factory=list)
+    league: str | None = None
+    members: int = 0
+    #: (game id, owner, status, actions played)
+    games: list[tuple[int, str, str, int]] = field(default_factory=list)
+    password_set: bool = False
+
+
+@contextmanager
+def _without_after_commit_hooks() -> Iterator[None]:
+    """The demo plays bot seats itself: no task per action (turn emails, bot wake-ups) is
+    queued for the actions it makes. Finished-game hooks (standings, ratings) still run."""
+    saved = list(services.AFTER_COMMIT_HOOKS)
+    services.AFTER_COMMIT_HOOKS.clear()
+    try:
+        yield
+    finally:
+        services.AFTER_COMMIT_HOOKS[:] = saved
+
+
+def _advance(game: Game, person: User, target: int | None, rng: random.Random) -> Game:
+    """Play the game on until it has ``target`` events (or to its end): the person's seat plays
+    random legal moves through ``action_submit``, the bot seats play as they always do."""
+    for _ in range(100_000):
+        game.refresh_from_db()
+        if game.status != GameStatus.RUNNING or (target is not None and game.seq >= target):
+            break
+        seat = Seat.objects.get(game=game, index=game.to_move)
+        if seat.user_id == person.pk:
+            action = rng.choice(services.engine_state(game).legal())
+            action_submit(
+                game_id=game.pk, seat=seat.index, action=action, expected_seq=game.seq, user=person
+            )
+        elif not bots_play(game_id=game.pk):
+            break
+    return game
+
+
+def create_demo_data(players: int = 6) -> DemoReport:
+    """Demo users demo1..N (verified addresses, no emails), a league they all belong to, and for
+    each demo user a few games with bots at various stages (new, early, midgame, finished).
+    Idempotent: existing demo users, the league, memberships and games are left as they are."""
+    from allauth.account.models import EmailAddress
+
+    from tournaments.models import League, LeagueMember
+
+    if players < 1:
+        raise ValueError("At least one demo player is needed.")
+    report = DemoReport()
+    users: list[User] = []
+    for number in range(1, players + 1):
+        username = f"demo{number}"
+        email = f"{username}@{DEMO_EMAIL_DOMAIN}"
+        with transaction.atomic():
+            user = User.objects.filter(username=username).first()
+            if user is None:
+                user = User.objects.create_user(
+                    username=username,
+                    email=email,
+                    password=DEMO_PASSWORD,
+                    display_name=f"Demo Player {number}",
+                    email_mode=EmailMode.NONE,
+                )
+                report.users.append(username)
+                report.password_set = True
+            if not EmailAddress.objects.filter(user=user).exists():
+                EmailAddress.objects.create(
+                    user=user, email=user.email, verified=True, primary=True
+                )
+        users.append(user)
+
+    league, created = League.objects.get_or_create(
+        name=DEMO_LEAGUE, defaults={"kind": GameKind.BOARD, "min_players": 2, "max_players": 4}
+    )
+    if created:
+        report.league = league.name
+    for user in users:
+        _, joined = LeagueMember.objects.get_or_create(league=league, user=user)
+        report.members += joined
+
+    with _without_after_commit_hooks():
+        for index, user in enumerate(users):
+            if Game.objects.filter(created_by=user, seats__bot__gt="").exists():
+                continue  # made by an earlier run
+            rng = random.Random(index)
+            made = []
+            with transaction.atomic():  # a player's demo games are made together or not at all
+                for kind, count, bots, target in DEMO_GAMES:
+                    game = game_create(
+                        creator=user, kind=kind, player_count=count, bots=list(bots)
+                    )
+                    game = _advance(game, user, target, rng)
+                    made.append((game.pk, user.username, game.status, game.seq))
+            report.games.extend(made)
+    return report
