@@ -35,15 +35,22 @@ def chromium_path() -> str:
 
 @pytest.fixture(scope="session")
 def browser() -> Iterator[Any]:
+    old = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
     os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
     from playwright.sync_api import sync_playwright
 
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=chromium_path(), headless=True, args=CHROMIUM_ARGS
-        )
-        yield browser
-        browser.close()
+    try:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(
+                executable_path=chromium_path(), headless=True, args=CHROMIUM_ARGS
+            )
+            yield browser
+            browser.close()
+    finally:  # never leak the switch into later tests' subprocesses
+        if old is None:
+            os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+        else:
+            os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = old
 
 
 @pytest.fixture

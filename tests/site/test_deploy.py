@@ -35,7 +35,9 @@ OUR_VARIABLES = {
 
 
 def production_env(tmp_path: Path, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in OUR_VARIABLES}
+    # DJANGO_ALLOW_ASYNC_UNSAFE is a test-only switch (the browser tests set it): never deployed
+    skip = {*OUR_VARIABLES, "DJANGO_ALLOW_ASYNC_UNSAFE"}
+    env = {k: v for k, v in os.environ.items() if k not in skip}
     key = "".join(secrets.choice(string.ascii_letters + string.digits) for _ in range(50))
     env.update(
         DJANGO_SETTINGS_MODULE="keltis_site.settings",
