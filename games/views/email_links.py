@@ -23,7 +23,7 @@ from django.views.decorators.http import require_http_methods
 
 from accounts.models import EmailMode, User
 from accounts.services import email_unsubscribe
-from games import links, presenters, selectors
+from games import links, presenters, ratelimit, selectors
 from games.emails import linked_groups
 from games.models import Game, Seat
 from games.services import (
@@ -34,6 +34,7 @@ from games.services import (
     NotYourTurn,
     action_submit,
 )
+from games.views.play import too_many_actions
 
 #: why a link does not act, by ``LinkError.code``: a heading and an explanation
 REFUSALS: dict[str, tuple[Any, Any]] = {
@@ -144,11 +145,20 @@ def _refused(
 @require_http_methods(["GET", "HEAD", "POST"])
 def email_action(request: HttpRequest, token: str) -> HttpResponse:
     """GET: what the link would do, with a Confirm button. POST: do it, then offer the rest
-    of the turn (the draw, a clover…) as further buttons until the turn is done."""
+    of the turn (the draw, a clover…) as further buttons until the turn is done.
+
+    POSTs are counted against ACTION_RATE_LIMIT per client IP (valid or not, which also
+    bounds guessing at signatures) and per seat the link acts for."""
+    if request.method == "POST" and not ratelimit.hit("action-ip", ratelimit.client_ip(request)):
+        return too_many_actions()
     try:
         link = links.action_read(token)
     except links.LinkError as error:
         return _refused(request, error.code)
+    if request.method == "POST" and not ratelimit.hit(
+        "action-seat", f"{link.game_id}:{link.seat}"
+    ):
+        return too_many_actions()
     game = Game.objects.filter(pk=link.game_id).first()
     if game is None:
         return _refused(request, "no_game")

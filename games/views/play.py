@@ -21,11 +21,20 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
-from games import presenters, selectors
+from games import presenters, ratelimit, selectors
 from games.models import Game
 from games.services import GameServiceError, action_submit
 
 TEXT = "text/plain; charset=utf-8"
+
+
+def too_many_actions() -> HttpResponse:
+    """The answer past ACTION_RATE_LIMIT: 429, plain text, nothing stored."""
+    return HttpResponse(
+        _("Too many actions in a short time: nothing was changed. Please try again later."),
+        status=429,
+        content_type=TEXT,
+    )
 
 
 @require_GET
@@ -43,6 +52,8 @@ def game_act(request: HttpRequest, game_id: int) -> HttpResponse:
     if not request.user.is_authenticated:
         # back to the game after logging in, not to this POST-only address
         return redirect_to_login(reverse("game_detail", args=[game.pk]))
+    if not ratelimit.hit("action-user", str(request.user.pk)):
+        return too_many_actions()
     seat = selectors.seat_for_user(game=game, user=request.user)
     if seat is None:
         return HttpResponseForbidden(_("You do not have a seat in this game."), content_type=TEXT)

@@ -1,0 +1,47 @@
+"""A fixed-window counter in Django's cache, for limiting how often actions are submitted.
+
+``hit(key)`` counts one request under ``key`` in the present window of ``ACTION_RATE_LIMIT``
+("60/m": 60 in each minute) and says whether it is still within the limit. The counter lives
+in the shared cache (``CACHES``), so all web processes count together when production points
+CACHE_URL at Redis; with the per-process default each process counts on its own.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+
+from django.conf import settings
+from django.core.cache import cache
+from django.http import HttpRequest
+
+PERIODS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def parse(rate: str) -> tuple[int, int]:
+    """``"60/m"`` → (60, 60): how many requests in how many seconds."""
+    count, _, period = rate.partition("/")
+    return int(count), PERIODS[period.strip()]
+
+
+def hit(scope: str, key: str, rate: str | None = None) -> bool:
+    """Count one request of ``key`` in ``scope``; False once the window's limit is passed."""
+    limit, seconds = parse(rate or settings.ACTION_RATE_LIMIT)
+    window = int(time.time()) // seconds
+    digest = hashlib.sha256(key.encode()).hexdigest()[:32]  # tokens may be long: keys stay short
+    cache_key = f"ratelimit:{scope}:{digest}:{window}"
+    if cache.add(cache_key, 1, timeout=seconds + 1):
+        return True
+    try:
+        count = cache.incr(cache_key)
+    except ValueError:  # expired between add and incr: this request starts a new count
+        cache.add(cache_key, 1, timeout=seconds + 1)
+        return True
+    return count <= limit
+
+
+def client_ip(request: HttpRequest) -> str:
+    """The client's address as allauth's rate limits read it (ALLAUTH_TRUSTED_PROXY_COUNT)."""
+    from allauth.account.adapter import get_adapter
+
+    return get_adapter(request).get_client_ip(request)
