@@ -217,6 +217,37 @@ class Game(ABC):
             raise IllegalAction("bad_player", player=player, last=self.n_players - 1)
 
 
+class DealtGame(Game):
+    """What both Keltis games share: numbered phases (one of them 'finished'), the player whose
+    action is awaited, a deck drawn from a position, and a cached legal list."""
+
+    __slots__ = ()
+
+    PHASE_NAMES: ClassVar[tuple[str, ...]]
+    FINISHED_PHASE: ClassVar[int]
+
+    phase: int
+    current: int
+    deck: list[str]
+    deck_pos: int
+    _legal: list[str] | None
+
+    @property
+    def to_move(self) -> int | None:
+        return None if self.phase == self.FINISHED_PHASE else self.current
+
+    @property
+    def phase_name(self) -> str:
+        return self.PHASE_NAMES[self.phase]
+
+    @property
+    def deck_count(self) -> int:
+        return len(self.deck) - self.deck_pos
+
+    def _reset_caches(self) -> None:
+        self._legal = None
+
+
 def _clone(value: Any) -> Any:
     """A deep copy of JSON-shaped state (lists and dicts of scalars), faster than deepcopy."""
     kind = type(value)

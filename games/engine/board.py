@@ -10,7 +10,7 @@ import random
 from collections import Counter
 from typing import Any, ClassVar, Self
 
-from .base import Game
+from .base import DealtGame
 from .board_layouts import (
     DEFAULT_LAYOUT,
     END_STONE,
@@ -82,10 +82,12 @@ def wish_score(stones: int) -> int:
     return WISH_SCORES[min(stones, len(WISH_SCORES) - 1)]
 
 
-class BoardGame(Game):
+class BoardGame(DealtGame):
     """One game of Keltis (board game) from its setup; ``actions`` holds what was applied."""
 
     name = "keltis"
+    PHASE_NAMES = PHASE_NAMES
+    FINISHED_PHASE = FINISHED
     OPTIONS: ClassVar[dict[str, bool]] = {"no_redraw_own_discard": False}
     ALL_CARDS = tuple(number_cards({v: 2 for v in range(11)}))
 
@@ -160,22 +162,7 @@ class BoardGame(Game):
         game._legal = None
         return game
 
-    def _reset_caches(self) -> None:
-        self._legal = None
-
     # -- questions ------------------------------------------------------------------------------
-    @property
-    def to_move(self) -> int | None:
-        return None if self.phase == FINISHED else self.current
-
-    @property
-    def phase_name(self) -> str:
-        return PHASE_NAMES[self.phase]
-
-    @property
-    def deck_count(self) -> int:
-        return len(self.deck) - self.deck_pos
-
     def movable(self, player: int) -> list[int]:
         """Colours of the player's figures that may step forward (on a path, not at its end)."""
         return [c for c, stone in enumerate(self.pos[player]) if 0 < stone < END_STONE]

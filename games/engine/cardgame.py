@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from typing import Any, ClassVar, Self
 
-from .base import Game
+from .base import DealtGame
 from .cards import (
     CARDS,
     CLOSING,
@@ -131,10 +131,12 @@ def pile_name(pile: int) -> str:
     return "point" if pile == POINT_PILE else COLOUR_NAMES[COLOURS[pile]]
 
 
-class CardGame(Game):
+class CardGame(DealtGame):
     """One game of Keltis: Das Kartenspiel from its setup; ``actions`` holds what was applied."""
 
     name = "keltis-cards"
+    PHASE_NAMES = PHASE_NAMES
+    FINISHED_PHASE = FINISHED
     OPTIONS: ClassVar[dict[str, bool]] = {"closing_may_open_row": False}
     ALL_CARDS = (
         *number_cards(_COPIES),
@@ -185,22 +187,7 @@ class CardGame(Game):
         game._legal = None
         return game
 
-    def _reset_caches(self) -> None:
-        self._legal = None
-
     # -- questions ------------------------------------------------------------------------------
-    @property
-    def to_move(self) -> int | None:
-        return None if self.phase == FINISHED else self.current
-
-    @property
-    def phase_name(self) -> str:
-        return PHASE_NAMES[self.phase]
-
-    @property
-    def deck_count(self) -> int:
-        return len(self.deck) - self.deck_pos
-
     def legal(self) -> list[str]:
         if self._legal is None:
             self._legal = self._list_legal()
