@@ -228,8 +228,11 @@ class DealtGame(Game):
 
     phase: int
     current: int
+    hands: list[list[str]]
     deck: list[str]
     deck_pos: int
+    removed: list[str]
+    piles: list[list[str]]
     _legal: list[str] | None
 
     @property
@@ -246,6 +249,25 @@ class DealtGame(Game):
 
     def _reset_caches(self) -> None:
         self._legal = None
+
+    @abstractmethod
+    def player_score(self, player: int) -> int:
+        """The player's score, final or as if the game ended now."""
+
+    def scores(self) -> list[int]:
+        return [self.player_score(p) for p in range(self.n_players)]
+
+    @abstractmethod
+    def laid_cards(self) -> list[str]:
+        """Every card laid in front of the players (columns, rows, point rows)."""
+
+    def cards_everywhere(self) -> list[str]:
+        cards = [card for hand in self.hands for card in hand]
+        cards += self.deck[self.deck_pos :]
+        cards += self.removed
+        for pile in self.piles:
+            cards += pile
+        return cards + self.laid_cards()
 
 
 def _clone(value: Any) -> Any:

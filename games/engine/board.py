@@ -367,15 +367,8 @@ class BoardGame(DealtGame):
                 total += STONE_VALUES[stone] * (2 if ci == big else 1)
         return total
 
-    def scores(self) -> list[int]:
-        return [self.player_score(p) for p in range(self.n_players)]
-
-    def cards_everywhere(self) -> list[str]:
-        cards = [card for hand in self.hands for card in hand]
-        cards += self.deck[self.deck_pos :]
-        cards += self.removed
-        for pile in self.piles:
-            cards += pile
+    def laid_cards(self) -> list[str]:
+        cards: list[str] = []
         for cols in self.col_cards:
             for col in cols:
                 cards += col

@@ -439,15 +439,8 @@ class CardGame(DealtGame):
                 total += row_score(len(row))
         return total
 
-    def scores(self) -> list[int]:
-        return [self.player_score(p) for p in range(self.n_players)]
-
-    def cards_everywhere(self) -> list[str]:
-        cards = [card for hand in self.hands for card in hand]
-        cards += self.deck[self.deck_pos :]
-        cards += self.removed
-        for pile in self.piles:
-            cards += pile
+    def laid_cards(self) -> list[str]:
+        cards: list[str] = []
         for rows in self.rows:
             for row in rows:
                 cards += row
