@@ -225,6 +225,9 @@ class DealtGame(Game):
 
     PHASE_NAMES: ClassVar[tuple[str, ...]]
     FINISHED_PHASE: ClassVar[int]
+    #: the keys an explicit setup may have, and how many discard piles the game has
+    SETUP_KEYS: ClassVar[frozenset[str]] = frozenset({"hands", "deck", "removed"})
+    PILE_COUNT: ClassVar[int]
 
     phase: int
     current: int
@@ -233,7 +236,31 @@ class DealtGame(Game):
     deck_pos: int
     removed: list[str]
     piles: list[list[str]]
+    end_reason: str | None
     _legal: list[str] | None
+
+    @classmethod
+    def _dealt(cls, n_players: int, setup: dict[str, Any], options: dict[str, bool]) -> Self:
+        """A game with the part of the start state both games share (checked cards, hands,
+        deck, empty piles, the first player in the first phase); the caller adds the rest."""
+        unknown = sorted(set(setup) - cls.SETUP_KEYS)
+        if unknown:
+            raise RecordError(f"unknown setup key {', '.join(unknown)}")
+        cls.check_cards(n_players, setup)
+        game = cls.__new__(cls)
+        game.n_players = n_players
+        game.options = options
+        game.hands = [list(hand) for hand in setup["hands"]]
+        game.deck = list(setup["deck"])
+        game.deck_pos = 0
+        game.removed = list(setup["removed"])
+        game.piles = [[] for _ in range(cls.PILE_COUNT)]
+        game.phase = 0
+        game.current = 0
+        game.end_reason = None
+        game.actions = []
+        game._legal = None
+        return game
 
     @property
     def to_move(self) -> int | None:

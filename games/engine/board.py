@@ -88,6 +88,8 @@ class BoardGame(DealtGame):
     name = "keltis"
     PHASE_NAMES = PHASE_NAMES
     FINISHED_PHASE = FINISHED
+    SETUP_KEYS = frozenset({"hands", "deck", "removed", "tiles"})
+    PILE_COUNT = len(COLOURS)
     OPTIONS: ClassVar[dict[str, bool]] = {"no_redraw_own_discard": False}
     ALL_CARDS = tuple(number_cards({v: 2 for v in range(11)}))
 
@@ -130,36 +132,19 @@ class BoardGame(DealtGame):
 
     @classmethod
     def _from_setup(cls, n_players: int, setup: dict[str, Any], options: dict[str, bool]) -> Self:
-        unknown = sorted(set(setup) - {"hands", "deck", "removed", "tiles"})
-        if unknown:
-            raise RecordError(f"unknown setup key {', '.join(unknown)}")
-        cls.check_cards(n_players, setup)
-        tiles = _read_tiles(setup.get("tiles"))
-        game = cls.__new__(cls)
-        game.n_players = n_players
-        game.options = options
+        game = cls._dealt(n_players, setup, options)
         game.no_redraw = options["no_redraw_own_discard"]
-        game.hands = [list(hand) for hand in setup["hands"]]
-        game.deck = list(setup["deck"])
-        game.deck_pos = 0
-        game.removed = list(setup["removed"])
-        game.piles = [[] for _ in COLOURS]
+        game.tiles = _read_tiles(setup.get("tiles"))
         game.col_cards = [[[] for _ in COLOURS] for _ in range(n_players)]
         game.last = [[-1] * 5 for _ in range(n_players)]
         game.dirs = [[UNDECIDED] * 5 for _ in range(n_players)]
         game.pos = [[0] * 5 for _ in range(n_players)]
         game.big = [NOBODY] * n_players
         game.smalls_out = [0] * n_players
-        game.tiles = tiles
         game.wishes = [0] * n_players
         game.points = [0] * n_players
         game.goal = 0
-        game.phase = PLAY_PHASE
-        game.current = 0
         game.discarded = NOBODY
-        game.end_reason = None
-        game.actions = []
-        game._legal = None
         return game
 
     # -- questions ------------------------------------------------------------------------------

@@ -31,7 +31,7 @@ from .cards import (
     order_error,
     sort_cards,
 )
-from .errors import IllegalAction, MalformedAction, RecordError
+from .errors import IllegalAction, MalformedAction
 
 #: rows with a closing card at their end (all players) that end the game
 CLOSED_ROWS_TO_END = 5
@@ -137,6 +137,7 @@ class CardGame(DealtGame):
     name = "keltis-cards"
     PHASE_NAMES = PHASE_NAMES
     FINISHED_PHASE = FINISHED
+    PILE_COUNT = len(PILE_KEYS)
     OPTIONS: ClassVar[dict[str, bool]] = {"closing_may_open_row": False}
     ALL_CARDS = (
         *number_cards(_COPIES),
@@ -154,19 +155,8 @@ class CardGame(DealtGame):
     # -- setup ----------------------------------------------------------------------------------
     @classmethod
     def _from_setup(cls, n_players: int, setup: dict[str, Any], options: dict[str, bool]) -> Self:
-        unknown = sorted(set(setup) - {"hands", "deck", "removed"})
-        if unknown:
-            raise RecordError(f"unknown setup key {', '.join(unknown)}")
-        cls.check_cards(n_players, setup)
-        game = cls.__new__(cls)
-        game.n_players = n_players
-        game.options = options
+        game = cls._dealt(n_players, setup, options)
         game.closing_open = options["closing_may_open_row"]
-        game.hands = [list(hand) for hand in setup["hands"]]
-        game.deck = list(setup["deck"])
-        game.deck_pos = 0
-        game.removed = list(setup["removed"])
-        game.piles = [[] for _ in PILE_KEYS]
         game.rows = [[[] for _ in COLOURS] for _ in range(n_players)]
         game.last = [[-1] * 5 for _ in range(n_players)]
         game.dirs = [[UNDECIDED] * 5 for _ in range(n_players)]
@@ -175,16 +165,11 @@ class CardGame(DealtGame):
         game.free = [v in WISH_VALUES for v in range(11)]
         game.stones = [[] for _ in range(n_players)]
         game.closed_rows = 0
-        game.phase = PLAY_PHASE
-        game.current = 0
         game.draws_left = 0
         game.blocked = 0
         game.end_laid = 0
         game.end_left = 0
         game.ender = None
-        game.end_reason = None
-        game.actions = []
-        game._legal = None
         return game
 
     # -- questions ------------------------------------------------------------------------------
