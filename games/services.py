@@ -281,7 +281,7 @@ def action_submit(
             )
         fields = ["seq", "to_move"]
         if source == EventSource.PLAYER:  # a move of the player's own resets their timeouts
-            Seat.objects.filter(game=game, index=seat).update(timeouts=0)
+            Seat.objects.filter(game=game, index=seat, timeouts__gt=0).update(timeouts=0)
         if engine.to_move != game.to_move:
             _end_turn(game, seat, now)
             game.to_move = engine.to_move

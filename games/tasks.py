@@ -53,10 +53,9 @@ def sweep_deadlines() -> dict[str, int]:
         outcome = timeouts.reminder_send(game_id=game_id, now=now)
         counts[f"reminder_{outcome}"] = counts.get(f"reminder_{outcome}", 0) + 1
     for game_id in timeouts.due_deadlines(now):
+        # the bot's actions queue their emails and bot wake-ups through action_submit's hooks
         outcome = timeouts.timeout_apply(game_id=game_id, now=now)
         counts[f"timeout_{outcome}"] = counts.get(f"timeout_{outcome}", 0) + 1
-        if outcome in ("played", "retired"):
-            after_action(game_id, 0)
     record_heartbeat("sweep")
     return counts
 
