@@ -7,8 +7,10 @@ from typing import Any
 
 from allauth.account.adapter import DefaultAccountAdapter
 from allauth.account.utils import user_username
+from django.conf import settings
 from django.forms import BaseForm
 from django.http import HttpRequest
+from django.utils import translation
 
 
 def user_display(user: Any) -> str:
@@ -20,10 +22,15 @@ class AccountAdapter(DefaultAccountAdapter):
     def save_user(
         self, request: HttpRequest, user: Any, form: BaseForm, commit: bool = True
     ) -> Any:
-        """Save a new user with the display name typed at sign-up (accounts.forms.SignupForm)."""
+        """Save a new user with the display name typed at sign-up (accounts.forms.SignupForm),
+        and the language the sign-up page was shown in (the language menu's choice or the
+        browser's), so that the verification email and every later one is in it."""
         display_name = form.cleaned_data.get("display_name")
         if display_name:
             user.display_name = display_name
+        language = translation.get_language()
+        if language in dict(settings.LANGUAGES):
+            user.language = language
         return super().save_user(request, user, form, commit=commit)
 
     def populate_username(self, request: HttpRequest, user: Any) -> None:

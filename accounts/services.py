@@ -38,6 +38,16 @@ def update_profile(user: User, *, display_name: str, time_zone: str, language: s
     return user
 
 
+def set_language(user: User, language: str) -> User:
+    """Save the player's language (the language menu): pages and every email to them use it.
+    Raises ValidationError for a language the site does not ship; nothing changes then."""
+    language = User._meta.get_field("language").clean(language, user)
+    if user.language != language:
+        user.language = language
+        user.save(update_fields=["language"])
+    return user
+
+
 def update_email_preferences(user: User, *, email_mode: str, digest_hour: int) -> User:
     """How the player hears of their turns: every turn, a daily digest at a local hour, or
     not at all. Raises ValidationError (by field name) for a value the model refuses."""

@@ -6,4 +6,5 @@ from accounts import views
 
 urlpatterns = [
     path("settings/", views.account_settings, name="account_settings"),
+    path("language/", views.set_language, name="set_language"),
 ]

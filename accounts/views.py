@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import contextlib
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils import translation
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_http_methods
+from django.views import i18n
+from django.views.decorators.http import require_http_methods, require_POST
 
+from accounts import services
 from accounts.forms import SettingsForm
 from accounts.models import User
 from accounts.services import update_profile
@@ -29,6 +34,7 @@ def account_settings(request: HttpRequest) -> HttpResponse:
             except ValidationError as error:
                 form.add_error(None, error)
             else:
+                translation.activate(user.language)  # the confirmation in the new language
                 messages.success(request, _("Your settings are saved."))
                 return redirect("account_settings")
     else:
@@ -40,3 +46,18 @@ def account_settings(request: HttpRequest) -> HttpResponse:
             }
         )
     return render(request, "accounts/settings.html", {"form": form})
+
+
+@require_POST
+def set_language(request: HttpRequest) -> HttpResponse:
+    """The language menu: Django's set_language (cookie, redirect back to a safe ``next``),
+    and for a logged-in player the choice is saved on the profile too, so that their emails
+    follow it whichever device they chose it on."""
+    response = i18n.set_language(request)
+    language = request.POST.get(i18n.LANGUAGE_QUERY_PARAMETER, "")
+    user = request.user
+    if isinstance(user, User) and user.is_authenticated:
+        # an unknown language: Django's view has ignored it, and the profile keeps its own
+        with contextlib.suppress(ValidationError):
+            services.set_language(user, language)
+    return response

@@ -109,6 +109,8 @@ def _headers(notification: Notification, unsubscribe_url: str) -> dict[str, str]
         # RFC 3834: no vacation auto-replies to a robot
         "Auto-Submitted": "auto-generated",
         "X-Auto-Response-Suppress": "All",
+        # RFC 3282: the language the email is written in (the recipient's, see send_notification)
+        "Content-Language": translation.get_language() or settings.LANGUAGE_CODE,
     }
     if notification.game_id is not None:
         thread = _message_id(f"game-{notification.game_id}")

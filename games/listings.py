@@ -16,7 +16,6 @@ from django.contrib.auth import get_user_model
 from django.db.models import Case, Count, Exists, F, OuterRef, Prefetch, Q, QuerySet, When
 from django.utils import timezone
 from django.utils.functional import Promise
-from django.utils.timesince import timeuntil
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
@@ -111,12 +110,33 @@ def time_control_text(game: Game) -> str:
 
 
 def time_left_text(deadline: datetime | None, now: datetime) -> str:
-    """How long until ``deadline``: "2 days, 23 hours left", "time is up", or "" (none)."""
+    """How long until ``deadline``: "2 days, 23 hours left", "time is up", or "" (none).
+
+    The sentence is chosen by the plural form of its first number, since in Polish, Czech,
+    Slovak and Russian the word for "left" agrees with it ("zostały 2 dni", "zostało 5 dni").
+    """
     if deadline is None:
         return ""
     if deadline <= now:
         return gettext("time is up: the timeout rule plays next")
-    return gettext("%(left)s left") % {"left": timeuntil(deadline, now)}
+    minutes = int((deadline - now).total_seconds()) // 60
+    days, rest = divmod(minutes, 24 * 60)
+    hours, minutes = divmod(rest, 60)
+    if days:
+        if hours:
+            text = ngettext(
+                "%(n)s day, %(rest)s left", "%(n)s days, %(rest)s left", days
+            )
+            return text % {"n": days, "rest": duration_text(hours * 3600)}
+        return ngettext("%(n)s day left", "%(n)s days left", days) % {"n": days}
+    if hours:
+        if minutes:
+            text = ngettext(
+                "%(n)s hour, %(rest)s left", "%(n)s hours, %(rest)s left", hours
+            )
+            return text % {"n": hours, "rest": duration_text(minutes * 60)}
+        return ngettext("%(n)s hour left", "%(n)s hours left", hours) % {"n": hours}
+    return ngettext("%(n)s minute left", "%(n)s minutes left", minutes) % {"n": minutes}
 
 
 def game_url(game_id: int) -> str:

@@ -15,6 +15,8 @@ from typing import Any
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
+from django.utils.text import format_lazy
+from django.utils.translation import gettext_lazy as _
 
 from games.engine import Game as EngineGame
 from games.engine import IllegalAction, RecordError, game_class
@@ -29,34 +31,41 @@ FINISHED_HOOKS: list[Callable[[int], None]] = []
 
 
 class GameServiceError(Exception):
-    """A refused request, with a message id and parameters for the player-facing wording."""
+    """A refused request, with a message id and parameters for the player-facing wording.
+
+    Messages are lazy translations: ``str(error)`` words them in the language active where the
+    error is shown (games.error_messages words the engine's refusals the same way).
+    """
 
     code = "game_error"
-    default_message = "This cannot be done."
+    default_message: Any = _("This cannot be done.")
 
-    def __init__(self, message: str | None = None, **params: Any) -> None:
+    def __init__(self, message: Any = None, **params: Any) -> None:
         self.params = params
-        super().__init__(message or self.default_message.format(**params))
+        super().__init__(message or self.default_message)
+
+    def __str__(self) -> str:
+        return str(self.args[0])
 
 
 class GameMovedOn(GameServiceError):
     code = "moved_on"
-    default_message = "The game has moved on since this page was shown: nothing was changed."
+    default_message = _("The game has moved on since this page was shown: nothing was changed.")
 
 
 class GameNotRunning(GameServiceError):
     code = "not_running"
-    default_message = "This game is not running."
+    default_message = _("This game is not running.")
 
 
 class NotYourTurn(GameServiceError):
     code = "not_your_turn"
-    default_message = "It is not your turn."
+    default_message = _("It is not your turn.")
 
 
 class NotYourSeat(GameServiceError):
     code = "not_your_seat"
-    default_message = "You do not play this seat."
+    default_message = _("You do not play this seat.")
 
 
 class CannotJoin(GameServiceError):
@@ -64,7 +73,8 @@ class CannotJoin(GameServiceError):
 
 
 class ActionRejected(GameServiceError):
-    """The engine refused the action: its message id and parameters travel with it."""
+    """The engine refused the action: its message id and parameters travel with it (the
+    English ``str()`` is for logs; games.error_messages words it for the player)."""
 
     code = "illegal"
 
@@ -134,14 +144,14 @@ def game_create(
     except RecordError as exc:
         raise GameServiceError(str(exc)) from None
     if not 2 <= player_count <= 4:
-        raise GameServiceError("A game has 2 to 4 players.")
+        raise GameServiceError(_("A game has 2 to 4 players."))
     if len(bots) > player_count - 1:
-        raise GameServiceError("There are more bots than free seats.")
+        raise GameServiceError(_("There are more bots than free seats."))
     for bot in bots:
         if bot not in BotKind.values:
-            raise GameServiceError(f"Unknown bot '{bot}'.")
+            raise GameServiceError(format_lazy(_("Unknown bot '{bot}'."), bot=bot))
     if bank_increment_hours < 0 or bank_cap_hours < bank_increment_hours:
-        raise GameServiceError("The time bank's cap must be at least its increment.")
+        raise GameServiceError(_("The time bank's cap must be at least its increment."))
     setup = cls.deal(player_count, secrets.randbits(62))
     with transaction.atomic():
         game = Game.objects.create(
@@ -169,10 +179,10 @@ def game_join(*, game_id: int, user: Any) -> Game:
     with transaction.atomic():
         game = Game.objects.select_for_update().get(pk=game_id)
         if game.status != GameStatus.OPEN:
-            raise CannotJoin("This game is no longer open.")
+            raise CannotJoin(_("This game is no longer open."))
         seats = list(game.seats.all())
         if any(seat.user_id == user.pk for seat in seats):
-            raise CannotJoin("You already have a seat in this game.")
+            raise CannotJoin(_("You already have a seat in this game."))
         Seat.objects.create(game=game, index=len(seats), user=user)
         if len(seats) + 1 == game.player_count:
             _start(game)
@@ -184,7 +194,7 @@ def game_leave(*, game_id: int, user: Any) -> Game:
     with transaction.atomic():
         game = Game.objects.select_for_update().get(pk=game_id)
         if game.status != GameStatus.OPEN:
-            raise CannotJoin("Only a game that has not started can be left.")
+            raise CannotJoin(_("Only a game that has not started can be left."))
         seat = game.seats.filter(user=user).first()
         if seat is None:
             raise NotYourSeat()

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from games.views import lobby, players
+from games.views import lobby, players, rules
 
 urlpatterns = [
     path("games/", lobby.lobby, name="lobby"),
@@ -11,4 +11,6 @@ urlpatterns = [
     path("games/<int:game_id>/join/", lobby.join, name="game_join"),
     path("games/<int:game_id>/leave/", lobby.leave, name="game_leave"),
     path("players/<str:username>/", players.profile, name="player_profile"),
+    path("rules/", rules.rules_index, name="rules_index"),
+    path("rules/<slug:kind>/", rules.rules, name="rules"),
 ]

@@ -57,10 +57,14 @@ MIDDLEWARE = [
     # Right after SecurityMiddleware: static files are answered before sessions or auth run.
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    # The language from the cookie set by the language menu, else the browser's
+    # Accept-Language; a logged-in player's saved language wins (UserLanguageMiddleware).
+    "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "accounts.middleware.UserTimeZoneMiddleware",
+    "accounts.middleware.UserLanguageMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",
@@ -77,6 +81,7 @@ TEMPLATES = [
         "OPTIONS": {
             "context_processors": [
                 "django.template.context_processors.request",
+                "django.template.context_processors.i18n",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
             ],
@@ -110,6 +115,11 @@ LANGUAGES = [
     ("ru", "Русский"),
     ("de", "Deutsch"),
 ]
+# Compiled by scripts/setup (manage.py compilemessages); the .mo files are build output.
+LOCALE_PATHS = [BASE_DIR / "locale"]
+# The language menu's choice for visitors who are not logged in (a year).
+LANGUAGE_COOKIE_AGE = 365 * 24 * 3600
+LANGUAGE_COOKIE_SAMESITE = "Lax"
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
@@ -145,6 +155,7 @@ if not DEBUG:
     # A load balancer probes the health check over plain http.
     SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
     SESSION_COOKIE_SECURE = True
+    LANGUAGE_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True
     if env.bool("BEHIND_PROXY", default=False):
         SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")

@@ -167,7 +167,10 @@ def _check_max_games(max_games: Any) -> int:
         or not isinstance(max_games, int)
         or not MAX_GAMES_MIN <= max_games <= MAX_GAMES_MAX
     ):
-        raise LeagueError(f"Choose between {MAX_GAMES_MIN} and {MAX_GAMES_MAX} games at once.")
+        raise LeagueError(
+            _("Choose between %(min)s and %(max)s games at once.")
+            % {"min": MAX_GAMES_MIN, "max": MAX_GAMES_MAX}
+        )
     return max_games
 
 
@@ -181,11 +184,12 @@ def league_join(*, league_id: int, user: Any, max_games: int = 2) -> LeagueMembe
     with transaction.atomic():
         league = League.objects.get(pk=league_id)
         if not league.active:
-            raise LeagueError("This league is closed.")
+            raise LeagueError(_("This league is closed."))
         rating = rating_of(user.pk, league.kind)
         if not in_band(league, rating):
             raise LeagueError(
-                f"Your rating ({rating:.0f}) is outside this league's band ({band_label(league)})."
+                _("Your rating (%(rating)s) is outside this league's band (%(band)s).")
+                % {"rating": f"{rating:.0f}", "band": band_label(league)}
             )
         member, created = LeagueMember.objects.get_or_create(
             league=league, user=user, defaults={"max_games": max_games}
@@ -193,7 +197,7 @@ def league_join(*, league_id: int, user: Any, max_games: int = 2) -> LeagueMembe
         if not created:
             member = LeagueMember.objects.select_for_update().get(pk=member.pk)
             if member.active:
-                raise LeagueError("You are a member of this league already.")
+                raise LeagueError(_("You are a member of this league already."))
             member.active = True
             member.max_games = max_games
             member.save(update_fields=["active", "max_games"])
@@ -229,7 +233,7 @@ def _active_member(league_id: int, user: Any) -> LeagueMember:
     if member is None:
         if not League.objects.filter(pk=league_id).exists():
             raise League.DoesNotExist
-        raise LeagueError("You are not a member of this league.")
+        raise LeagueError(_("You are not a member of this league."))
     return member
 
 
@@ -479,11 +483,11 @@ def standings(season: Season) -> list[StandingRow]:
 
 def band_label(league: League) -> str:
     if league.rating_min is None and league.rating_max is None:
-        return "open"
+        return _("open to all")
     if league.rating_max is None:
         return f"{league.rating_min}+"
     if league.rating_min is None:
-        return f"up to {league.rating_max}"
+        return _("up to %(max)s") % {"max": league.rating_max}
     return f"{league.rating_min}-{league.rating_max}"
 
 

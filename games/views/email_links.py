@@ -25,6 +25,7 @@ from accounts.models import EmailMode, User
 from accounts.services import email_unsubscribe
 from games import links, presenters, ratelimit, selectors
 from games.emails import linked_groups
+from games.error_messages import service_error_text
 from games.models import Game, Seat
 from games.services import (
     ActionRejected,
@@ -184,9 +185,9 @@ def email_action(request: HttpRequest, token: str) -> HttpResponse:
     except (NotYourTurn, GameNotRunning):
         return _refused(request, "turn_over", game=game, link=link)
     except ActionRejected as error:
-        return _refused(request, "illegal", game=game, detail=str(error))
+        return _refused(request, "illegal", game=game, detail=service_error_text(error))
     except GameServiceError as error:
-        return _refused(request, "invalid", game=game, detail=str(error))
+        return _refused(request, "invalid", game=game, detail=service_error_text(error))
     names = selectors.seat_names(game=game)
     message = presenters.result_message(
         game.kind, link.action, result.engine.view(link.seat), link.seat, names

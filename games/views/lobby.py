@@ -18,8 +18,9 @@ from django.utils.translation import ngettext
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from games import listings
+from games.error_messages import service_error_text
 from games.forms import GameCreateForm
-from games.models import Game, GameStatus
+from games.models import Game, GameKind, GameStatus
 from games.services import GameServiceError, game_create, game_join, game_leave
 
 
@@ -38,12 +39,14 @@ def lobby(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_http_methods(["GET", "POST"])
 def create(request: HttpRequest) -> HttpResponse:
-    form = GameCreateForm(request.POST or None)
+    # ?kind= preselects the game (the rules pages link here); an unknown value is ignored.
+    initial = {"kind": request.GET["kind"]} if request.GET.get("kind") in GameKind.values else {}
+    form = GameCreateForm(request.POST or None, initial=initial)
     if request.method == "POST" and form.is_valid():
         try:
             game = game_create(creator=request.user, **form.game_create_kwargs())
         except GameServiceError as exc:
-            form.add_error(None, str(exc))
+            form.add_error(None, service_error_text(exc))
         else:
             if game.status == GameStatus.RUNNING:
                 messages.success(request, _("Your game has started."))
@@ -82,7 +85,7 @@ def join(request: HttpRequest, game_id: int) -> HttpResponse:
     except Game.DoesNotExist:
         raise Http404 from None
     except GameServiceError as exc:
-        messages.error(request, str(exc))
+        messages.error(request, service_error_text(exc))
         return HttpResponseRedirect(_back(request))
     if game.status == GameStatus.RUNNING:
         messages.success(request, _("You joined %(game)s: the game has started.") % {"game": game})
@@ -100,7 +103,7 @@ def leave(request: HttpRequest, game_id: int) -> HttpResponse:
     except Game.DoesNotExist:
         raise Http404 from None
     except GameServiceError as exc:
-        messages.error(request, str(exc))
+        messages.error(request, service_error_text(exc))
         return HttpResponseRedirect(_back(request))
     if game.status == GameStatus.CANCELLED:
         messages.success(request, _("%(game)s is cancelled.") % {"game": game})

@@ -22,6 +22,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from games import presenters, ratelimit, selectors
+from games.error_messages import service_error_text
 from games.models import Game
 from games.services import GameServiceError, action_submit
 
@@ -75,7 +76,7 @@ def game_act(request: HttpRequest, game_id: int) -> HttpResponse:
             game_id=game.pk, seat=seat, action=action, expected_seq=seq, user=request.user
         )
     except GameServiceError as exc:
-        messages.error(request, str(exc))
+        messages.error(request, service_error_text(exc))
     else:
         names = selectors.seat_names(game=game)
         view = result.engine.view(seat)
