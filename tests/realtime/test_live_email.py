@@ -110,8 +110,13 @@ def test_smtp_refusing_for_a_while_then_every_email_goes_once(
     box = live_services["mailbox"]
     box.refuse = True
     game, _, _ = start_duel()
+    # the attempt is counted when the worker claims the row (status "sending") and the row
+    # goes back to "queued" once the refusal is recorded: wait for the latter
     wait_until(
-        lambda: Notification.objects.filter(game=game, attempts__gte=1).exists(), 30,
+        lambda: Notification.objects.filter(
+            game=game, attempts__gte=1, status=NotificationStatus.QUEUED
+        ).exclude(last_error="").exists(),
+        30,
         "a failed attempt",
     )
     turn = Notification.objects.get(game=game, kind=NotificationKind.TURN)
