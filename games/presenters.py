@@ -778,6 +778,11 @@ def board_svg(view: dict[str, Any], names: list[str]) -> BoardSvg:
 
 # -- the players' panels, piles and the table ---------------------------------------------------
 _DIRECTIONS = {"ascending": "↑", "descending": "↓"}
+_DIRECTION_TEXTS = {
+    "ascending": gettext_lazy("ascending"),
+    "descending": gettext_lazy("descending"),
+    "open": gettext_lazy("no order yet: either way"),
+}
 
 
 @dataclass(frozen=True)
@@ -793,6 +798,11 @@ class ColumnInfo:
     figure_title: str = ""
     closed: bool = False
     sealed: bool = False
+
+    @property
+    def direction_text(self) -> str:
+        """The order in words, in the reader's language (``direction`` is the engine's)."""
+        return str(_DIRECTION_TEXTS.get(self.direction, ""))
 
 
 @dataclass(frozen=True)
