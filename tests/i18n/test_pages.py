@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from django.test import Client
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from accounts.models import User
 from games.engine.bots import RandomBot
@@ -148,3 +148,16 @@ def test_pages_for_visitors_follow_the_browser(client: Client, db: None, languag
     for path in ANONYMOUS_PAGES:
         response = client.get(path, headers={"accept-language": f"{language},en;q=0.5"})
         assert_translated(response, language, path)
+
+
+@pytest.mark.parametrize("language", SHIPPED)
+def test_the_allauth_pages_use_allauths_translations(
+    client: Client, db: None, language: str
+) -> None:
+    """Sign-in, sign-up and password pages are allauth's, worded by its own catalogues."""
+    response = client.get("/accounts/login/", headers={"accept-language": language})
+    with translation.override(language):
+        sign_in = translation.gettext("Sign In")
+    assert sign_in != "Sign In"
+    text = page_text(response.content)
+    assert sign_in in text and "Sign In" not in text
