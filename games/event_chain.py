@@ -29,6 +29,7 @@ MISSING = "missing"
 HASH_MISMATCH = "hash mismatch"
 BROKEN_LINK = "broken link"
 COUNT_MISMATCH = "count mismatch"
+BAD_SEQ = "bad seq"
 
 
 class GameLike(Protocol):
@@ -120,28 +121,33 @@ def row_hash(game_id: int, row: ChainRow, prev_hash: str) -> str:
     )
 
 
+def _missing(game_id: int, first: int, last: int) -> ChainProblem:
+    seqs = f"seq {first} is" if first == last else f"seqs {first}-{last} are"
+    return ChainProblem(game_id, first, MISSING, f"{seqs} not stored")
+
+
 def check_chain(
     game_id: int, genesis: str, rows: Iterable[ChainRow], expected_count: int
 ) -> list[ChainProblem]:
     """Every problem of one game's chain, reading ``rows`` (ordered by seq) once.
 
-    A row whose stored hash differs from its recomputed one was changed (``hash mismatch``); a
-    row whose ``prev_hash`` is not the stored hash of the event before it (or the genesis) has
-    lost or gained a neighbour (``broken link``); a gap in the seqs is ``missing``; and since the
-    last event links to nothing, the game's own event count catches a removed last event.
+    A gap in the seqs is ``missing``; a row whose ``prev_hash`` is not the stored hash of the
+    event before it (or the genesis) has lost or gained a neighbour (``broken link``); a row whose
+    stored hash differs from its recomputed one was changed (``hash mismatch``). The last event
+    links to nothing, so ``expected_count`` (the game's own count) catches a removed or an added
+    last event.
     """
     problems: list[ChainProblem] = []
     expected_prev = genesis
-    expected_seq = 1
-    count = 0
+    last_seq = 0
     for row in rows:
-        count += 1
-        if row.seq > expected_seq:
-            last = row.seq - 1
-            gap = str(expected_seq) if last == expected_seq else f"{expected_seq}-{last}"
-            problems.append(ChainProblem(game_id, row.seq, MISSING, f"no event with seq {gap}"))
+        if row.seq <= last_seq:  # only seq 0 can come first: seqs are unique per game
+            problems.append(ChainProblem(game_id, row.seq, BAD_SEQ, "seqs start at 1"))
+            continue
+        if row.seq > last_seq + 1:
+            problems.append(_missing(game_id, last_seq + 1, row.seq - 1))
         if row.prev_hash != expected_prev:
-            what = "the game's genesis" if row.seq == 1 else "the stored hash of the event before"
+            what = "the game's genesis" if row.seq == 1 else "the hash of the event before"
             problems.append(
                 ChainProblem(game_id, row.seq, BROKEN_LINK, f"prev_hash is not {what}")
             )
@@ -150,12 +156,15 @@ def check_chain(
                 ChainProblem(game_id, row.seq, HASH_MISMATCH, "content differs from its hash")
             )
         expected_prev = row.hash or ""
-        expected_seq = row.seq + 1
-    if count != expected_count:
+        last_seq = row.seq
+    if last_seq < expected_count:
+        problems.append(_missing(game_id, last_seq + 1, expected_count))
+    elif last_seq > expected_count:
         problems.append(
             ChainProblem(
-                game_id, None, COUNT_MISMATCH,
-                f"the game counts {expected_count} event(s), {count} are stored",
+                game_id, expected_count + 1, COUNT_MISMATCH,
+                f"the game counts {expected_count} event(s), events up to seq {last_seq} are "
+                "stored",
             )
         )
     return problems
