@@ -69,12 +69,12 @@ def backfill(apps: Any, schema_editor: Any) -> None:
     # No try/finally: a failure aborts the migration's transaction, whose rollback undoes the
     # DISABLE as well (and an ENABLE in an aborted transaction would only hide the error).
     if postgres:
+        # ALTER TABLE refuses a table with pending trigger events: fire any deferred
+        # foreign-key checks now, and at once for the rest of the transaction.
+        schema_editor.execute("SET CONSTRAINTS ALL IMMEDIATE", params=None)
         schema_editor.execute(f"ALTER TABLE games_event DISABLE TRIGGER {TRIGGER}", params=None)
     link_events(game_model, event_model, using=connection.alias)
     if postgres:
-        # Fire any deferred foreign-key checks now: ALTER TABLE refuses to run on a table
-        # with pending trigger events.
-        schema_editor.execute("SET CONSTRAINTS ALL IMMEDIATE", params=None)
         schema_editor.execute(f"ALTER TABLE games_event ENABLE TRIGGER {TRIGGER}", params=None)
 
 
