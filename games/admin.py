@@ -77,11 +77,8 @@ class GameAdmin(admin.ModelAdmin):
             return ngettext(
                 "intact (%(count)d event)", "intact (%(count)d events)", obj.seq
             ) % {"count": obj.seq}
-        return format_html_join(
-            "", "<div>{}</div>",
-            [(gettext("broken:"),)]
-            + [(str(problem),) for problem in problems],
-        )  # fmt: skip
+        lines = [gettext("broken:"), *(str(problem) for problem in problems)]
+        return format_html_join("", "<div>{}</div>", ((line,) for line in lines))
 
     def get_queryset(self, request: HttpRequest) -> Any:
         return super().get_queryset(request).defer("setup")  # loaded only where shown
