@@ -3,7 +3,7 @@
 Games are made and moved only through ``games.services``: the admin cannot add games or seats,
 can change only a game's pace, and never touches events (append-only) or snapshots (a cache).
 The hidden deal (``Game.setup``) never appears in a list; the detail view, staff-only like the
-whole admin, shows it read-only.
+whole admin, shows it read-only, with the result of checking the game's event hash chain.
 """
 
 from __future__ import annotations
@@ -12,7 +12,12 @@ from typing import Any
 
 from django.contrib import admin
 from django.http import HttpRequest
+from django.utils.html import format_html_join
+from django.utils.safestring import SafeString
+from django.utils.translation import gettext, ngettext
+from django.utils.translation import gettext_lazy as _
 
+from .event_chain import verify_game_chain
 from .models import Event, Game, Seat, Snapshot
 
 
@@ -59,9 +64,21 @@ class GameAdmin(admin.ModelAdmin):
     fields = (
         "kind", "options", "player_count", "days_per_move", "status", "created_by",
         "created_at", "started_at", "finished_at", "seq", "to_move", "turn_started_at", "setup",
+        "event_chain",
     )  # fmt: skip
     #: everything but the pace belongs to the services
     readonly_fields = tuple(f for f in fields if f != "days_per_move")
+
+    @admin.display(description=_("event chain"))
+    def event_chain(self, obj: Game) -> str | SafeString:
+        """The chain recomputed from the stored events, on the detail view only (one game)."""
+        problems = verify_game_chain(obj)
+        if not problems:
+            return ngettext(
+                "intact (%(count)d event)", "intact (%(count)d events)", obj.seq
+            ) % {"count": obj.seq}
+        lines = [gettext("broken:"), *(str(problem) for problem in problems)]
+        return format_html_join("", "<div>{}</div>", ((line,) for line in lines))
 
     def get_queryset(self, request: HttpRequest) -> Any:
         return super().get_queryset(request).defer("setup")  # loaded only where shown
@@ -92,6 +109,8 @@ class EventAdmin(ViewOnlyMixin, admin.ModelAdmin):
     """The append-only log: viewable, never added, changed or deleted (a trigger refuses too)."""
 
     list_display = ("id", "game", "seq", "seat", "action", "created_at")
+    #: the hash chain (games.event_chain), shown in the detail view
+    readonly_fields = ("prev_hash", "hash")
     list_filter = ("game__kind",)
     list_select_related = ("game",)
     search_fields = ("=game__id", "action")

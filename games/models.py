@@ -7,14 +7,17 @@ The setup is stored in explicit record form (never re-derived from a seed), each
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
-from django.db import models
+from django.db import models, router
 from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
+
+from . import event_chain
 
 
 class GameKind(models.TextChoices):
@@ -168,6 +171,18 @@ class EventQuerySet(models.QuerySet["Event"]):
     def delete(self) -> tuple[int, dict[str, int]]:
         raise AppendOnlyError("events are append-only")
 
+    def bulk_create(self, objs: Iterable[Event], *args: Any, **kwargs: Any) -> list[Event]:
+        """Insert events linked into their games' chains: each links to the event before it in
+        the batch, or else to the stored one (bulk_create bypasses ``Event.save``)."""
+        if kwargs.get("update_conflicts"):
+            raise AppendOnlyError("events are append-only")
+        objs = list(objs)
+        linked: dict[tuple[int, int], str] = {}
+        for event in sorted(objs, key=lambda e: (e.game_id, e.seq)):
+            event.link(prev_hash=linked.get((event.game_id, event.seq - 1)), using=self.db)
+            linked[(event.game_id, event.seq)] = event.hash
+        return super().bulk_create(objs, *args, **kwargs)
+
 
 class Event(models.Model):
     """One action of one game: append-only (the model and a database trigger refuse changes)."""
@@ -179,6 +194,10 @@ class Event(models.Model):
     created_at = models.DateTimeField(default=timezone.now)
     #: who chose the action: the player, a bot seat, the timeout policy, or a retired seat
     source = models.CharField(max_length=10, choices=EventSource.choices, default="player")
+    #: the hash chain (games.event_chain): the hash of the event before (the game's genesis
+    #: hash for seq 1) and of this event; both are set by ``link`` on insert, never by hand
+    prev_hash = models.CharField(_("previous hash"), max_length=64, editable=False)
+    hash = models.CharField(_("hash"), max_length=64, editable=False)
 
     objects = EventQuerySet.as_manager()
 
@@ -192,9 +211,43 @@ class Event(models.Model):
         return f"{self.game} #{self.seq}: seat {self.seat} {self.action}"
 
     def save(self, *args: Any, **kwargs: Any) -> None:
+        """Insert only, always linked into the game's chain: no creator can forget the hashes."""
         if not self._state.adding:
             raise AppendOnlyError("events are append-only")
+        self.link(using=kwargs.get("using"))
         super().save(*args, **kwargs)
+
+    def link(self, prev_hash: str | None = None, using: str | None = None) -> None:
+        """Set ``prev_hash`` and ``hash``: linked to ``prev_hash`` when given, else to the stored
+        event ``seq - 1`` (the game's genesis for seq 1). A missing predecessor is refused, so
+        the log stays gapless. Whatever the caller put in the two fields is overwritten."""
+        if self.seq < 1:
+            raise ValueError(f"an event's seq starts at 1, not {self.seq}")
+        if prev_hash is None:
+            if self.seq == 1:
+                prev_hash = event_chain.genesis_hash(self.game)
+            else:
+                db = using or router.db_for_write(Event, instance=self)
+                prev_hash = (
+                    Event.objects.using(db)
+                    .filter(game_id=self.game_id, seq=self.seq - 1)
+                    .values_list("hash", flat=True)
+                    .first()
+                )
+                if prev_hash is None:
+                    raise AppendOnlyError(
+                        f"game {self.game_id} has no event {self.seq - 1} before event {self.seq}"
+                    )
+        self.prev_hash = prev_hash
+        self.hash = event_chain.event_hash(
+            game_id=self.game_id,
+            seq=self.seq,
+            seat=self.seat,
+            action=self.action,
+            source=self.source,
+            created_at=self.created_at,
+            prev_hash=prev_hash,
+        )
 
     def delete(self, *args: Any, **kwargs: Any) -> tuple[int, dict[str, int]]:
         raise AppendOnlyError("events are append-only")

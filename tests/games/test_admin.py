@@ -51,6 +51,25 @@ def test_staff_with_the_view_permission_sees_the_event_list(
     assert 'type="submit" value="Save"' not in detail.content.decode()
 
 
+def test_event_detail_shows_its_hash_chain(admin_client: Client, game: Game) -> None:
+    event = Event.objects.get(game=game)
+    page = admin_client.get(reverse("admin:games_event_change", args=[event.pk])).content.decode()
+    assert event.prev_hash in page and event.hash in page
+
+
+def test_game_detail_shows_whether_its_event_chain_is_intact(
+    admin_client: Client, game: Game
+) -> None:
+    url = reverse("admin:games_game_change", args=[game.pk])
+    assert "intact (1 event)" in admin_client.get(url).content.decode()
+    setup = dict(game.setup)
+    setup["deck"] = list(reversed(setup["deck"]))  # a changed deal breaks the first link
+    Game.objects.filter(pk=game.pk).update(setup=setup)
+    page = admin_client.get(url).content.decode()
+    assert "intact" not in page
+    assert f"game {game.pk} seq 1: broken link" in page
+
+
 def test_events_cannot_be_added_changed_or_deleted(admin_client: Client, game: Game) -> None:
     event = Event.objects.get(game=game)
     before = (event.seq, event.seat, event.action)

@@ -182,6 +182,8 @@ def test_demo_data_creates_users_league_and_games_once() -> None:
                       LeagueMember.objects.count(), Game.objects.count(),
                       Event.objects.count(), EmailAddress.objects.count())
     assert "0 differed" in run("rebuild_snapshots")
+    # the demo's events (people's and bots') are linked like any others
+    assert f"checked {games.count()} game(s), 0 with a broken chain" in run("verify_event_chains")
 
 
 def test_demo_data_adds_only_the_missing_players() -> None:
