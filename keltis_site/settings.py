@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 
 import environ
 from csp.constants import NONE, SELF
+from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -174,6 +175,42 @@ ACTION_RATE_LIMIT: str = env.str("ACTION_RATE_LIMIT", default="60/m")
 # heartbeat (a task beat queues every 30 s) is older than this many seconds.
 HEALTH_MAX_SWEEP_AGE: int = env.int("HEALTH_MAX_SWEEP_AGE", default=180)
 HEALTH_MAX_WORKER_AGE: int = env.int("HEALTH_MAX_WORKER_AGE", default=180)
+
+# Logging: every process (web under gunicorn, Celery worker and beat) writes one line per event
+# to stdout, where the container runtime collects it. LOG_FORMAT "json" (the default without
+# DEBUG) gives JSON lines a log pipeline can parse; "plain" (the default with DEBUG) is for
+# reading in a terminal. Both carry the fields passed as ``extra`` (game_id, seq, ...); see
+# keltis_site/logging.py. Django's own loggers are routed through the same handler instead of
+# the stderr and mail_admins handlers of its default configuration; gunicorn.conf.py applies
+# this dictionary to gunicorn's master too, and keltis_site/celery.py to worker and beat.
+LOG_LEVEL: str = env.str("LOG_LEVEL", default="INFO").upper()
+LOG_FORMAT: str = env.str("LOG_FORMAT", default="plain" if DEBUG else "json")
+if LOG_FORMAT not in ("json", "plain"):
+    raise ImproperlyConfigured(f"LOG_FORMAT must be json or plain, not {LOG_FORMAT!r}")
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {
+        "json": {"()": "keltis_site.logging.JsonFormatter"},
+        "plain": {"()": "keltis_site.logging.PlainFormatter"},
+    },
+    "handlers": {
+        "stdout": {
+            "class": "logging.StreamHandler",
+            "stream": "ext://sys.stdout",
+            "formatter": LOG_FORMAT,
+            # the handler, not each logger, applies LOG_LEVEL: Django's loggers keep their own
+            # levels (so DEBUG does not print every template lookup) and still obey it
+            "level": LOG_LEVEL,
+        },
+    },
+    "root": {"level": LOG_LEVEL, "handlers": ["stdout"]},
+    "loggers": {
+        # configured (so their default handlers are dropped) and left to propagate to root
+        name: {"handlers": [], "propagate": True}
+        for name in ("django", "django.server", "gunicorn.error", "gunicorn.access")
+    },
+}
 
 # Celery. Production and CI use Redis (CELERY_BROKER_URL=redis://...). The embedded default is
 # kombu's file-system transport under var/celery/: a real worker and beat (scripts/serve starts
