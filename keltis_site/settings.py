@@ -37,7 +37,7 @@ ALLOWED_HOSTS: list[str] = env.list(
 )
 
 INSTALLED_APPS = [
-    "django.contrib.admin",
+    "keltis_site.apps.AdminConfig",  # django.contrib.admin, with a rate-limited login
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -170,6 +170,9 @@ CONTENT_SECURITY_POLICY = {
 # token and client IP for emailed links) in a fixed window, "N/s", "N/m" or "N/h"; beyond
 # it the answer is 429 and nothing is stored.
 ACTION_RATE_LIMIT: str = env.str("ACTION_RATE_LIMIT", default="60/m")
+# POSTs to the admin's login form from one client IP in a fixed window ("N/s", "N/m" or "N/h");
+# beyond it the answer is 429 and the password is not checked (keltis_site/admin_site.py).
+ADMIN_LOGIN_RATE_LIMIT: str = env.str("ADMIN_LOGIN_RATE_LIMIT", default="10/m")
 
 # GET /healthz fails when the last deadline sweep (beat, every minute) or the last worker
 # heartbeat (a task beat queues every 30 s) is older than this many seconds.
@@ -320,7 +323,8 @@ ACCOUNT_EMAIL_SUBJECT_PREFIX = "[Keltis by mail] "
 ACCOUNT_DEFAULT_HTTP_PROTOCOL = urlsplit(SITE_URL).scheme or "http"
 # Counted in CACHES per client IP ("ip") or per email address ("key"). Failed logins: 10 a
 # minute from one IP, 5 in 5 minutes for one account; then the login form says to try later.
-# allauth's defaults apply to the other actions. Django's admin login is not limited by these.
+# allauth's defaults apply to the other actions. Django's admin login is not limited by these:
+# ADMIN_LOGIN_RATE_LIMIT is (keltis_site/admin_site.py).
 ACCOUNT_RATE_LIMITS = {
     "login": "30/m/ip",
     "login_failed": "10/m/ip,5/5m/key",
