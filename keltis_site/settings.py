@@ -27,10 +27,12 @@ if _env_file.is_file():
 DEBUG: bool = env.bool("DEBUG", default=True)
 
 # An insecure key is only acceptable for local development; without DEBUG it must be set.
-if DEBUG:
-    SECRET_KEY: str = env.str("SECRET_KEY", default="django-insecure-local-development-only")
-else:
-    SECRET_KEY = env.str("SECRET_KEY")
+# Empty counts as unset (docker-compose.yml passes SECRET_KEY=${SECRET_KEY:-}).
+SECRET_KEY: str = env.str("SECRET_KEY", default="")
+if not SECRET_KEY:
+    if not DEBUG:
+        raise ImproperlyConfigured("Set SECRET_KEY: it is required when DEBUG is off.")
+    SECRET_KEY = "django-insecure-local-development-only"
 
 ALLOWED_HOSTS: list[str] = env.list(
     "ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[::1]"] if DEBUG else []
