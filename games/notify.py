@@ -104,11 +104,23 @@ def deliver(notification_id: int) -> str:
     if not claimed:
         return "not_claimed"
     notification = Notification.objects.select_related("user", "game").get(pk=notification_id)
+    fields = {
+        "game_id": notification.game_id,
+        "seat": notification.seat,
+        "notification_id": notification.pk,
+        "kind": notification.kind,
+        "attempt": notification.attempts,
+    }
     try:
         sent = send_notification(notification)
     except Exception as exc:  # the mail server refused, the network failed, a template broke
-        log.warning("notification %s failed: %s", notification.key, exc)
         failed = notification.attempts >= MAX_ATTEMPTS
+        log.warning(
+            "email failed: %s: %s",
+            type(exc).__name__,
+            exc,
+            extra={**fields, "outcome": "failed" if failed else "retry"},
+        )
         Notification.objects.filter(pk=notification_id).update(
             status=NotificationStatus.FAILED if failed else NotificationStatus.QUEUED,
             next_attempt_at=now + backoff(notification.attempts),
@@ -119,7 +131,9 @@ def deliver(notification_id: int) -> str:
         status=NotificationStatus.SENT if sent else NotificationStatus.SKIPPED,
         sent_at=timezone.now(),
     )
-    return "sent" if sent else "skipped"
+    outcome = "sent" if sent else "skipped"
+    log.info("email %s", outcome, extra={**fields, "outcome": outcome})
+    return outcome
 
 
 def sending_timeout() -> timedelta:

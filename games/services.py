@@ -7,10 +7,14 @@ happen next (bots, emails) is queued only once that transaction has committed.
 
 from __future__ import annotations
 
+import functools
+import inspect
+import logging
 import secrets
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ParamSpec
 
 from django.conf import settings
 from django.db import transaction
@@ -23,6 +27,8 @@ from games.engine import IllegalAction, RecordError, game_class
 
 from . import clock, notify
 from .models import BotKind, Event, EventSource, Game, GameStatus, Seat, Snapshot
+
+log = logging.getLogger(__name__)
 
 #: called with (game_id, seq) after every committed action and game start; tasks.py registers
 AFTER_COMMIT_HOOKS: list[Callable[[int, int], None]] = []
@@ -242,6 +248,45 @@ def _end_turn(game: Game, seat_index: int, now: Any) -> None:
 
 
 # -- the one path of every action ---------------------------------------------------------------
+P = ParamSpec("P")
+
+
+def _logged(submit: Callable[P, Submitted]) -> Callable[P, Submitted]:
+    """One log line per submission, with the game id: "action applied" once the action has
+    committed (an enclosing transaction that rolls back logs nothing), or "action rejected"
+    with the error code. Both say how long the submission took, row-lock wait included."""
+    signature = inspect.signature(submit)
+
+    @functools.wraps(submit)
+    def logged(*args: P.args, **kwargs: P.kwargs) -> Submitted:
+        started = time.perf_counter()
+        call = signature.bind(*args, **kwargs)
+        call.apply_defaults()
+        fields: dict[str, Any] = {
+            "game_id": call.arguments["game_id"],
+            "seat": call.arguments["seat"],
+            "source": str(call.arguments["source"]),
+            "action_kind": str(call.arguments["action"]).split(" ", 1)[0][:32],
+        }
+        try:
+            result = submit(*args, **kwargs)
+        except GameServiceError as exc:
+            fields["duration_ms"] = round((time.perf_counter() - started) * 1000, 1)
+            fields["error"] = exc.code
+            if isinstance(exc, ActionRejected):
+                fields["engine_error"] = exc.engine_code
+            fields["expected_seq"] = call.arguments["expected_seq"]
+            log.info("action rejected", extra=fields)
+            raise
+        fields["seq"] = result.event.seq
+        fields["duration_ms"] = round((time.perf_counter() - started) * 1000, 1)
+        transaction.on_commit(lambda: log.info("action applied", extra=fields))
+        return result
+
+    return logged
+
+
+@_logged
 def action_submit(
     *,
     game_id: int,

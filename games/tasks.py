@@ -7,6 +7,7 @@ Periodic ones run from Celery beat (settings.CELERY_BEAT_SCHEDULE).
 
 from __future__ import annotations
 
+import logging
 import threading
 
 from celery import shared_task
@@ -14,7 +15,16 @@ from django.utils import timezone
 
 from . import bot_play, notify, timeouts
 
+log = logging.getLogger(__name__)
+
 _draining = threading.local()
+
+
+def log_sweep(name: str, counts: dict[str, int] | int) -> None:
+    """One line per sweep run: INFO when it did something, DEBUG when there was nothing to do
+    (sweeps run every minute; idle ones would otherwise fill the log)."""
+    busy = any(counts.values()) if isinstance(counts, dict) else counts > 0
+    log.log(logging.INFO if busy else logging.DEBUG, "%s done", name, extra={"counts": counts})
 
 
 @shared_task(acks_late=True, ignore_result=True)
@@ -35,13 +45,15 @@ def deliver_game_notifications(game_id: int) -> dict[str, int]:
     ids = Notification.objects.filter(
         game_id=game_id, status=NotificationStatus.QUEUED
     ).values_list("pk", flat=True)
-    return notify.deliver_many(list(ids))
+    return notify.deliver_many(list(ids))  # each email logs its own line, with the game id
 
 
 @shared_task(ignore_result=True)
 def sweep_deliveries() -> dict[str, int]:
     """Periodic: whatever a dead worker, a down broker or a refusing mail server left."""
-    return notify.deliver_due()
+    counts = notify.deliver_due()
+    log_sweep("delivery sweep", counts)
+    return counts
 
 
 @shared_task(ignore_result=True)
@@ -51,12 +63,15 @@ def sweep_deadlines() -> dict[str, int]:
     counts: dict[str, int] = {}
     for game_id in timeouts.due_reminders(now):
         outcome = timeouts.reminder_send(game_id=game_id, now=now)
+        log.info("reminder %s", outcome, extra={"game_id": game_id, "outcome": outcome})
         counts[f"reminder_{outcome}"] = counts.get(f"reminder_{outcome}", 0) + 1
     for game_id in timeouts.due_deadlines(now):
         # the bot's actions queue their emails and bot wake-ups through action_submit's hooks
         outcome = timeouts.timeout_apply(game_id=game_id, now=now)
+        log.info("timeout %s", outcome, extra={"game_id": game_id, "outcome": outcome})
         counts[f"timeout_{outcome}"] = counts.get(f"timeout_{outcome}", 0) + 1
     record_heartbeat("sweep")
+    log_sweep("deadline sweep", counts)
     return counts
 
 
@@ -66,8 +81,10 @@ def sweep_bots() -> int:
     woken = 0
     for game_id in bot_play.games_waiting_for_bots():
         if bot_play.bot_to_move(game_id):
+            log.info("bots woken", extra={"game_id": game_id})
             play_bots.delay(game_id)
             woken += 1
+    log_sweep("bot sweep", woken)
     return woken
 
 
@@ -77,6 +94,7 @@ def queue_digests() -> int:
     from .digest import queue_digests as queue
 
     count = queue(timezone.now())
+    log_sweep("digest queueing", count)
     notify.deliver_due()
     return count
 

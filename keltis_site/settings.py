@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 
 import environ
 from csp.constants import NONE, SELF
+from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -26,17 +27,19 @@ if _env_file.is_file():
 DEBUG: bool = env.bool("DEBUG", default=True)
 
 # An insecure key is only acceptable for local development; without DEBUG it must be set.
-if DEBUG:
-    SECRET_KEY: str = env.str("SECRET_KEY", default="django-insecure-local-development-only")
-else:
-    SECRET_KEY = env.str("SECRET_KEY")
+# Empty counts as unset (docker-compose.yml passes SECRET_KEY=${SECRET_KEY:-}).
+SECRET_KEY: str = env.str("SECRET_KEY", default="")
+if not SECRET_KEY:
+    if not DEBUG:
+        raise ImproperlyConfigured("Set SECRET_KEY: it is required when DEBUG is off.")
+    SECRET_KEY = "django-insecure-local-development-only"
 
 ALLOWED_HOSTS: list[str] = env.list(
     "ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[::1]"] if DEBUG else []
 )
 
 INSTALLED_APPS = [
-    "django.contrib.admin",
+    "keltis_site.apps.AdminConfig",  # django.contrib.admin, with a rate-limited login
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -180,11 +183,50 @@ CONTENT_SECURITY_POLICY = {
 # token and client IP for emailed links) in a fixed window, "N/s", "N/m" or "N/h"; beyond
 # it the answer is 429 and nothing is stored.
 ACTION_RATE_LIMIT: str = env.str("ACTION_RATE_LIMIT", default="60/m")
+# POSTs to the admin's login form from one client IP in a fixed window ("N/s", "N/m" or "N/h");
+# beyond it the answer is 429 and the password is not checked (keltis_site/admin_site.py).
+ADMIN_LOGIN_RATE_LIMIT: str = env.str("ADMIN_LOGIN_RATE_LIMIT", default="10/m")
 
 # GET /healthz fails when the last deadline sweep (beat, every minute) or the last worker
 # heartbeat (a task beat queues every 30 s) is older than this many seconds.
 HEALTH_MAX_SWEEP_AGE: int = env.int("HEALTH_MAX_SWEEP_AGE", default=180)
 HEALTH_MAX_WORKER_AGE: int = env.int("HEALTH_MAX_WORKER_AGE", default=180)
+
+# Logging: every process (web under gunicorn, Celery worker and beat) writes one line per event
+# to stdout, where the container runtime collects it. LOG_FORMAT "json" (the default without
+# DEBUG) gives JSON lines a log pipeline can parse; "plain" (the default with DEBUG) is for
+# reading in a terminal. Both carry the fields passed as ``extra`` (game_id, seq, ...); see
+# keltis_site/logging.py. Django's own loggers are routed through the same handler instead of
+# the stderr and mail_admins handlers of its default configuration; gunicorn.conf.py applies
+# this dictionary to gunicorn's master too, and keltis_site/celery.py to worker and beat.
+LOG_LEVEL: str = env.str("LOG_LEVEL", default="INFO").upper()
+LOG_FORMAT: str = env.str("LOG_FORMAT", default="plain" if DEBUG else "json")
+if LOG_FORMAT not in ("json", "plain"):
+    raise ImproperlyConfigured(f"LOG_FORMAT must be json or plain, not {LOG_FORMAT!r}")
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {
+        "json": {"()": "keltis_site.logging.JsonFormatter"},
+        "plain": {"()": "keltis_site.logging.PlainFormatter"},
+    },
+    "handlers": {
+        "stdout": {
+            "class": "logging.StreamHandler",
+            "stream": "ext://sys.stdout",
+            "formatter": LOG_FORMAT,
+            # the handler, not each logger, applies LOG_LEVEL: Django's loggers keep their own
+            # levels (so DEBUG does not print every template lookup) and still obey it
+            "level": LOG_LEVEL,
+        },
+    },
+    "root": {"level": LOG_LEVEL, "handlers": ["stdout"]},
+    "loggers": {
+        # configured (so their default handlers are dropped) and left to propagate to root
+        name: {"handlers": [], "propagate": True}
+        for name in ("django", "django.server", "gunicorn.error", "gunicorn.access")
+    },
+}
 
 # Celery. Production and CI use Redis (CELERY_BROKER_URL=redis://...). The embedded default is
 # kombu's file-system transport under var/celery/: a real worker and beat (scripts/serve starts
@@ -294,7 +336,8 @@ ACCOUNT_EMAIL_SUBJECT_PREFIX = "[Keltis by mail] "
 ACCOUNT_DEFAULT_HTTP_PROTOCOL = urlsplit(SITE_URL).scheme or "http"
 # Counted in CACHES per client IP ("ip") or per email address ("key"). Failed logins: 10 a
 # minute from one IP, 5 in 5 minutes for one account; then the login form says to try later.
-# allauth's defaults apply to the other actions. Django's admin login is not limited by these.
+# allauth's defaults apply to the other actions. Django's admin login is not limited by these:
+# ADMIN_LOGIN_RATE_LIMIT is (keltis_site/admin_site.py).
 ACCOUNT_RATE_LIMITS = {
     "login": "30/m/ip",
     "login_failed": "10/m/ip,5/5m/key",

@@ -187,7 +187,9 @@ def test_bots_fill_seats_and_act_after_the_person(
     # anna plays and draws; after the commit both bots take their whole turns
     with django_capture_on_commit_callbacks(execute=False) as pending:
         action_submit(game_id=game.pk, seat=0, action=first_legal(game), user=anna)
-    assert len(pending) == 1  # queued for after the commit, not run inside the transaction
+    # queued for after the commit, not run inside the transaction: the follow-up hook (bots,
+    # emails) and the action's log line
+    assert len(pending) == 2
     with django_capture_on_commit_callbacks(execute=True):
         while game.to_move == 0 and engine_state(game).phase_name != "play":
             action_submit(game_id=game.pk, seat=0, action=first_legal(game), user=anna)

@@ -100,6 +100,24 @@ def test_production_requires_secret_key() -> None:
     assert "SECRET_KEY" in result.stderr
 
 
+def test_an_empty_secret_key_counts_as_unset() -> None:
+    """docker-compose.yml passes SECRET_KEY=${SECRET_KEY:-}: empty must mean "not set"."""
+    assert "SECRET_KEY" in run_settings(DEBUG="False", SECRET_KEY="").stderr
+    env = {k: v for k, v in os.environ.items() if k not in OUR_VARIABLES}
+    env.update(DJANGO_SETTINGS_MODULE="keltis_site.settings", ENV_FILE="/nonexistent")
+    result = subprocess.run(
+        [sys.executable, "-c", "from django.conf import settings; print(settings.SECRET_KEY)"],
+        cwd=REPO_ROOT,
+        env={**env, "DEBUG": "True", "SECRET_KEY": ""},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("django-insecure-")
+
+
 def test_production_reads_secret_key_and_hosts() -> None:
     values = settings_with(
         DEBUG="False", SECRET_KEY="x" * 50, ALLOWED_HOSTS="keltis.example,www.keltis.example"

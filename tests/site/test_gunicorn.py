@@ -1,0 +1,150 @@
+"""The web service: gunicorn with gunicorn.conf.py serves the site and writes only JSON lines,
+and the container's health probe (keltis_site/healthcheck.py) reads /healthz."""
+
+from __future__ import annotations
+
+import http.server
+import json
+import os
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from keltis_site import healthcheck
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+GUNICORN = Path(sys.executable).with_name("gunicorn")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+    return port
+
+
+def production_env(tmp_path: Path, **extra: str) -> dict[str, str]:
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("DJANGO_", "CELERY_", "LOG_", "SECURE_", "GUNICORN_"))
+        and k not in {"DEBUG", "SECRET_KEY", "ALLOWED_HOSTS", "DATABASE_URL", "CACHE_URL"}
+    }
+    env.update(
+        ENV_FILE="/nonexistent",
+        DEBUG="False",
+        SECRET_KEY=secrets.token_urlsafe(50),
+        ALLOWED_HOSTS="keltis.example",
+        DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}",
+        CELERY_BROKER_URL="memory://",
+        **extra,
+    )
+    return env
+
+
+@pytest.mark.parametrize(
+    ("allowed", "host"),
+    [
+        ("keltis.example,www.keltis.example", "keltis.example"),
+        (" .keltis.example", "keltis.example"),
+        ("*", "localhost"),
+        ("", "localhost"),
+        (None, "localhost"),
+    ],
+)
+def test_the_probe_sends_a_host_django_accepts(allowed: str | None, host: str) -> None:
+    assert healthcheck.probe_host(allowed) == host
+
+
+@pytest.fixture
+def fake_healthz() -> Iterator[tuple[str, list[str]]]:
+    """A server answering like /healthz: 200 for Host keltis.example, 503 otherwise."""
+    hosts: list[str] = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            hosts.append(self.headers["Host"])
+            ok = self.headers["Host"] == "keltis.example"
+            self.send_response(200 if ok else 503)
+            self.end_headers()
+            self.wfile.write(b'{"ok": true}' if ok else b'{"ok": false}')
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.HTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/healthz", hosts
+    server.shutdown()
+    server.server_close()
+
+
+def test_the_probe_passes_on_200_and_fails_on_503(fake_healthz: tuple[str, list[str]]) -> None:
+    url, hosts = fake_healthz
+
+    assert healthcheck.check(url, "keltis.example") == (True, '{"ok": true}')
+    assert healthcheck.check(url, "other.example") == (False, '503: {"ok": false}')
+    assert hosts == ["keltis.example", "other.example"]
+
+
+def test_the_probe_fails_when_nothing_answers() -> None:
+    healthy, said = healthcheck.check(f"http://127.0.0.1:{free_port()}/healthz", "localhost")
+
+    assert not healthy
+    assert said.startswith("no answer")
+
+
+def test_gunicorn_serves_the_site_and_writes_json_lines(tmp_path: Path) -> None:
+    port = free_port()
+    env = production_env(tmp_path, GUNICORN_BIND=f"127.0.0.1:{port}", WEB_CONCURRENCY="1")
+    server = subprocess.Popen(
+        [str(GUNICORN)],  # everything else from gunicorn.conf.py, as the image's CMD
+        cwd=REPO_ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        url = f"http://127.0.0.1:{port}/healthz"
+        deadline = time.monotonic() + 60
+        said = ""
+        while time.monotonic() < deadline and server.poll() is None:
+            healthy, said = healthcheck.check(url, "keltis.example")
+            if not said.startswith("no answer"):
+                break
+            time.sleep(0.2)
+        # Django answered: no worker or sweep heartbeat in this lone process, but the database
+        probe = subprocess.run(
+            [sys.executable, "keltis_site/healthcheck.py"],
+            cwd=REPO_ROOT,
+            env={**env, "HEALTHCHECK_URL": url},
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+        )
+    finally:
+        server.send_signal(signal.SIGTERM)
+        stdout, stderr = server.communicate(timeout=30)
+
+    assert not healthy
+    assert said.startswith("503: "), (said, stderr)
+    assert json.loads(said.removeprefix("503: "))["checks"]["database"] == "ok"
+    assert probe.returncode == 1 and probe.stdout.startswith("503: ")
+    entries = [json.loads(line) for line in stdout.splitlines()]  # every line is JSON
+    loggers = {entry["logger"] for entry in entries}
+    assert {"gunicorn.error", "gunicorn.access"} <= loggers
+    access = [e for e in entries if e["logger"] == "gunicorn.access"]
+    assert {(e["path"], e["status"]) for e in access} == {("/healthz", "503")}
+    assert any(e["message"].startswith("Booting worker") for e in entries)
+    assert "Traceback" not in stderr
