@@ -285,10 +285,12 @@ NOTIFICATION_SENDING_TIMEOUT: int = env.int("NOTIFICATION_SENDING_TIMEOUT", defa
 SITE_URL: str = env.str("SITE_URL", default="http://127.0.0.1:8000").rstrip("/")
 
 # The cache holds allauth's rate-limit counters and the sweep and worker heartbeats that
-# /healthz reads, so production points CACHE_URL at a cache the web, worker and beat processes
-# share (e.g. rediscache://127.0.0.1:6379/1); the default is per process, and with it /healthz
-# of a web process never sees a heartbeat written by a worker.
-CACHES = {"default": env.cache_url("CACHE_URL", default="locmemcache://")}
+# /healthz reads, so the web, worker and beat processes must share it: production points
+# CACHE_URL at Redis (e.g. rediscache://127.0.0.1:6379/1); the embedded default is files under
+# var/cache/, which the processes scripts/serve starts on one machine share as well.
+CACHES = {
+    "default": env.cache_url("CACHE_URL", default=f"filecache://{BASE_DIR / 'var' / 'cache'}")
+}
 
 # Emails go to files in var/mail/ by default, one file per email, to be read locally;
 # production sets e.g. EMAIL_URL=smtp+tls://user:password@mail.example:587.

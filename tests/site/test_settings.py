@@ -127,10 +127,11 @@ def test_production_reads_secret_key_and_hosts() -> None:
     assert values["hosts"] == ["keltis.example", "www.keltis.example"]
 
 
-def test_default_cache_is_in_process() -> None:
+def test_default_cache_is_files_the_local_processes_share() -> None:
     cache = settings_with()["cache"]
 
-    assert cache["BACKEND"] == "django.core.cache.backends.locmem.LocMemCache"
+    assert cache["BACKEND"] == "django.core.cache.backends.filebased.FileBasedCache"
+    assert cache["LOCATION"].endswith("/var/cache")
 
 
 def test_cache_url_selects_redis() -> None:
