@@ -110,8 +110,11 @@ def test_smtp_refusing_for_a_while_then_every_email_goes_once(
     box = live_services["mailbox"]
     box.refuse = True
     game, _, _ = start_duel()
-    wait_until(
-        lambda: Notification.objects.filter(game=game, attempts__gte=1).exists(), 30,
+    wait_until(  # attempts counts at the claim: the failure is recorded once it is queued again
+        lambda: Notification.objects.filter(
+            game=game, attempts__gte=1, status=NotificationStatus.QUEUED
+        ).exists(),
+        30,
         "a failed attempt",
     )
     turn = Notification.objects.get(game=game, kind=NotificationKind.TURN)
