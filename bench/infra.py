@@ -329,6 +329,11 @@ class WebServer:
     def url(self) -> str:
         return f"http://{LOOPBACK}:{self.port}"
 
+    @property
+    def pid(self) -> int:
+        assert self.proc is not None, "not started"
+        return self.proc.pid
+
     def start(self) -> WebServer:
         self.proc = subprocess.Popen(
             self.command, cwd=REPO, env=self.env, stdout=self.log.open("ab"),

@@ -19,6 +19,7 @@ import argparse
 import sys
 import tempfile
 import time
+from collections import Counter
 from contextlib import ExitStack, suppress
 from pathlib import Path
 
@@ -31,6 +32,7 @@ from bench.infra import (
     WebServer,
     manage,
     pg_url,
+    process_tree_cpu,
     recreate_database,
     site_env,
     use_env,
@@ -77,10 +79,10 @@ def drain_emails(timeout: float) -> dict[str, int]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--players", type=int, default=24)
-    parser.add_argument("--games", type=int, default=12)
+    parser.add_argument("--players", type=int, default=12)
+    parser.add_argument("--games", type=int, default=6)
     parser.add_argument("--web-workers", type=int, default=2, help="gunicorn processes")
-    parser.add_argument("--poll", type=float, default=1.0, help="mean seconds between polls")
+    parser.add_argument("--poll", type=float, default=2.0, help="mean seconds between polls")
     parser.add_argument("--double-every", type=int, default=20,
                         help="every Nth POST of a player is sent twice at once")
     parser.add_argument("--form-logins", type=int, default=5,
@@ -127,9 +129,10 @@ def main() -> int:
         )
         game_ids = create_games(users, tables(args.games), args.seed)
         print(f"server: {web.description}")
+        mix = Counter(tables(args.games))
         print(
             f"{args.players} players, {len(game_ids)} games "
-            f"({', '.join(f'{k} {n}p' for k, n in tables(args.games))}); "
+            f"({', '.join(f'{n} x {k} {p}p' for (k, p), n in sorted(mix.items()))}); "
             f"setup {time.monotonic() - setup_start:.1f} s"
         )
 
@@ -150,8 +153,10 @@ def main() -> int:
                     poll_seconds=args.poll, double_every=args.double_every,
                 )
             )
+        web_cpu = process_tree_cpu(web.pid)
         stats.started = time.monotonic()
         run_players(players, stats)
+        web_cpu = process_tree_cpu(web.pid) - web_cpu
 
         outbox = drain_emails(60)
         time.sleep(1)  # a doubled email would arrive after the last row was marked sent
@@ -168,6 +173,10 @@ def main() -> int:
         print()
         print("\n".join(stats.report()))
         print(f"statuses: {dict(sorted(stats.statuses().items()))}")
+        print(
+            f"web server CPU: {web_cpu:.0f} s, {web_cpu / len(stats.samples) * 1000:.0f} ms "
+            f"per request (all processes; the machine has 2 cores)"
+        )
         won = sum(1 for _, _, r in ledger.doubles if sorted(r) == ["moved on", "won"])
         print(
             f"actions accepted: {len(ledger.accepted)}; double submissions: "

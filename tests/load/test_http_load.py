@@ -11,6 +11,7 @@ from django.db import connection
 
 from accounts.models import EmailMode, User
 from bench.players import (
+    MOVED_ON,
     Budget,
     Http,
     Ledger,
@@ -24,11 +25,13 @@ from bench.players import (
     verify,
 )
 from games.models import Event, Game, GameStatus
+from games.services import GameMovedOn
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
     # The live server's threads share SQLite's one in-memory connection, so two requests at
-    # once are not isolated transactions there; the row locks this test races need a server.
+    # once are not isolated transactions there (they fail with "database table is locked");
+    # the row locks this test races need a database server.
     pytest.mark.skipif(connection.vendor != "postgresql", reason="needs PostgreSQL"),
 ]
 
@@ -43,6 +46,7 @@ def test_players_finish_every_game_over_http_and_doubles_apply_once(
     live_server: Any, settings: Any
 ) -> None:
     settings.ACTION_RATE_LIMIT = "10000/m"  # a simulated player is faster than a person
+    assert GameMovedOn.default_message.startswith(MOVED_ON)  # the text the players look for
     users = create_players(5, "web", form_logins=1, password=PASSWORD)
     # emails are bench/email_fanout.py's and tests/realtime's subject: rendering them in the
     # live server's requests (tasks run eagerly here) would only slow this test down
