@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.core.mail import EmailMultiAlternatives
+from django.core.mail.backends.base import BaseEmailBackend
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone, translation
@@ -61,8 +62,13 @@ def _own_seat(notification: Notification, user: User) -> bool:
     ).exists()
 
 
-def send_notification(notification: Notification) -> bool:
-    """Render and send the notification's email; False when there is nothing to send."""
+def send_notification(
+    notification: Notification, connection: BaseEmailBackend | None = None
+) -> bool:
+    """Render and send the notification's email; False when there is nothing to send.
+
+    ``connection`` is a mail backend shared by a batch of emails (``notify.mail_session``);
+    without one the email opens a connection of its own."""
     user = notification.user
     if not wants(notification, user):
         return False
@@ -77,6 +83,9 @@ def send_notification(notification: Notification) -> bool:
         if context is None:
             return False
         message = _message(notification, user, {**_common(user), **context})
+    if connection is not None:
+        connection.open()  # a no-op while open: the batch's next emails reuse the session
+    message.connection = connection
     message.send()
     return True
 

@@ -3,16 +3,23 @@
 Rows are created inside the transaction that made them due (so they exist exactly when the
 move does) and delivered after commit by a task; a periodic sweep delivers whatever a dead
 worker, a down broker or a refusing mail server left queued. A row is claimed with a
-conditional update, so two runners never send the same email.
+conditional update, so two runners never send the same email. A batch of rows shares one SMTP
+connection (``mail_session``): with a connection each, connecting, greeting and quitting made
+an email cost about 17 ms instead of 5 ms against a loopback server (bench/email_fanout.py
+measures the whole fan-out).
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from datetime import timedelta
 
 from django.conf import settings
+from django.core.mail import get_connection
+from django.core.mail.backends.base import BaseEmailBackend
+from django.core.mail.backends.smtp import EmailBackend as SmtpBackend
 from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
@@ -93,8 +100,29 @@ def game_finished(game: Game) -> None:
 
 
 # -- delivery ------------------------------------------------------------------------------------
-def deliver(notification_id: int) -> str:
-    """Send one queued notification if it is due and nobody else has claimed it."""
+@contextlib.contextmanager
+def mail_session() -> Iterator[BaseEmailBackend | None]:
+    """One SMTP connection for a batch of emails, opened at the first email and closed at the
+    end. Other backends give None, so each email keeps a connection of its own (the file
+    backend writes one file per connection: one per email)."""
+    backend = get_connection()
+    if not isinstance(backend, SmtpBackend):
+        yield None
+        return
+    try:
+        yield backend
+    finally:
+        _close_quietly(backend)
+
+
+def _close_quietly(backend: BaseEmailBackend) -> None:
+    with contextlib.suppress(Exception):  # a dead connection cannot say goodbye
+        backend.close()
+
+
+def deliver(notification_id: int, connection: BaseEmailBackend | None = None) -> str:
+    """Send one queued notification if it is due and nobody else has claimed it (through the
+    batch's ``connection`` when given: see ``mail_session``)."""
     from .emails import send_notification
 
     now = timezone.now()
@@ -112,8 +140,10 @@ def deliver(notification_id: int) -> str:
         "attempt": notification.attempts,
     }
     try:
-        sent = send_notification(notification)
+        sent = send_notification(notification, connection)
     except Exception as exc:  # the mail server refused, the network failed, a template broke
+        if connection is not None:  # the session may be broken: the next email opens anew
+            _close_quietly(connection)
         failed = notification.attempts >= MAX_ATTEMPTS
         log.warning(
             "email failed: %s: %s",
@@ -148,9 +178,10 @@ def backoff(attempts: int) -> timedelta:
 
 def deliver_many(ids: Iterable[int]) -> dict[str, int]:
     counts: dict[str, int] = {}
-    for notification_id in ids:
-        outcome = deliver(notification_id)
-        counts[outcome] = counts.get(outcome, 0) + 1
+    with mail_session() as connection:
+        for notification_id in ids:
+            outcome = deliver(notification_id, connection)
+            counts[outcome] = counts.get(outcome, 0) + 1
     return counts
 
 

@@ -1,0 +1,356 @@
+"""Local services for the load benchmarks: a fresh PostgreSQL database, a private Redis, an SMTP
+server that counts, Celery workers and the web server, all on loopback.
+
+Every process here is started by the benchmark and stopped by it through its own handle; the
+only shared service is the PostgreSQL server, where only the benchmark's own databases are
+dropped and created (never ``keltis``, the one CI and others use).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import ipaddress
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+REPO = Path(__file__).resolve().parent.parent
+LOOPBACK = "127.0.0.1"
+#: the databases the benchmarks may drop and recreate
+BENCH_DATABASES = frozenset({"keltis_load", "keltis_fanout"})
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind((LOOPBACK, 0))
+        return s.getsockname()[1]
+
+
+def wait_until(check: Callable[[], Any], timeout: float, what: str, step: float = 0.1) -> Any:
+    """Poll ``check`` until it returns something truthy: real processes take real time."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        value = check()
+        if value:
+            return value
+        time.sleep(step)
+    raise TimeoutError(f"timed out waiting for {what}")
+
+
+def loopback_address(host: str) -> str:
+    """The loopback IP ``host`` names; anything that is not loopback is refused, so no
+    benchmark traffic can leave the machine."""
+    infos = socket.getaddrinfo(host, None, type=socket.SOCK_STREAM)
+    addresses = [info[4][0] for info in infos]
+    if not addresses or not all(ipaddress.ip_address(a).is_loopback for a in addresses):
+        raise ValueError(f"{host} is not a loopback address ({addresses})")
+    # IPv4 first: "localhost" may resolve to ::1 as well, and test servers bind 127.0.0.1
+    return sorted(addresses, key=lambda a: ":" in a)[0]
+
+
+# -- PostgreSQL ------------------------------------------------------------------------------------
+def pg_url(server: str, name: str) -> str:
+    """``server`` is e.g. postgres://postgres@127.0.0.1:5432 (loopback only)."""
+    parts = urlsplit(server)
+    loopback_address(parts.hostname or "")
+    return f"{server.rstrip('/')}/{name}"
+
+
+def recreate_database(server: str, name: str) -> None:
+    """Drop and create one of the benchmarks' own databases."""
+    import psycopg
+
+    if name not in BENCH_DATABASES:
+        raise ValueError(f"refusing to drop {name!r}: only {sorted(BENCH_DATABASES)}")
+    with psycopg.connect(pg_url(server, "postgres"), autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{name}"')
+
+
+def database_exists(server: str, name: str) -> bool:
+    import psycopg
+
+    with psycopg.connect(pg_url(server, "postgres"), autocommit=True) as conn:
+        row = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone()
+    return row is not None
+
+
+# -- the site's environment ------------------------------------------------------------------------
+def site_env(
+    *, database_url: str, broker_url: str, smtp_port: int, site_url: str, **extra: str
+) -> dict[str, str]:
+    """Production-like settings for every process of a benchmark (web, workers, itself)."""
+    return {
+        **os.environ,
+        "ENV_FILE": os.devnull,  # an operator's .env must not redirect the benchmark
+        "DJANGO_SETTINGS_MODULE": "keltis_site.settings",
+        "DEBUG": "False",
+        "SECRET_KEY": "bench-only-not-a-secret-0123456789abcdefghijklmnopqrstuvwxyz",
+        "ALLOWED_HOSTS": f"{LOOPBACK},localhost",
+        # plain http on loopback: no redirect to https, no HSTS
+        "SECURE_SSL_REDIRECT": "False",
+        "SECURE_HSTS_SECONDS": "0",
+        "DATABASE_URL": database_url,
+        "CELERY_BROKER_URL": broker_url,
+        "CELERY_TASK_ALWAYS_EAGER": "False",
+        "EMAIL_URL": f"smtp://{LOOPBACK}:{smtp_port}",
+        "SITE_URL": site_url,
+        "PYTHONPATH": str(REPO),
+        **extra,
+    }
+
+
+def manage(env: dict[str, str], *args: str) -> None:
+    subprocess.run(
+        [sys.executable, "manage.py", *args], cwd=REPO, env=env, check=True,
+        stdout=subprocess.DEVNULL,
+    )
+
+
+def use_env(env: dict[str, str]) -> None:
+    """Configure Django in this process with the same settings as the services it started."""
+    os.environ.update(env)
+    import django
+
+    django.setup()
+
+
+# -- Redis -----------------------------------------------------------------------------------------
+class PrivateRedis:
+    """A redis-server of our own on a free loopback port, without persistence."""
+
+    def __init__(self) -> None:
+        self.port = free_port()
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def url(self, db: int = 0) -> str:
+        return f"redis://{LOOPBACK}:{self.port}/{db}"
+
+    def start(self) -> PrivateRedis:
+        binary = shutil.which("redis-server")
+        if not binary:
+            raise RuntimeError("redis-server is needed (apt-get install redis-server)")
+        self.proc = subprocess.Popen(
+            [binary, "--port", str(self.port), "--bind", LOOPBACK, "--save", "",
+             "--appendonly", "no"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )
+        wait_until(self._answers, 10, "redis-server")
+        return self
+
+    def _answers(self) -> bool:
+        try:
+            return self.command("PING") == b"+PONG"
+        except OSError:
+            return False
+
+    def command(self, *words: str) -> bytes:
+        """One inline command's first reply line, e.g. ``command("LLEN", "celery")``."""
+        with socket.create_connection((LOOPBACK, self.port), timeout=2) as s:
+            s.sendall(" ".join(words).encode() + b"\r\n")
+            return s.recv(512).split(b"\r\n", 1)[0]
+
+    def queue_length(self, queue: str = "celery") -> int:
+        return int(self.command("LLEN", queue).lstrip(b":"))
+
+    def stop(self) -> None:
+        stop_process(self.proc)
+        self.proc = None
+
+
+# -- SMTP ------------------------------------------------------------------------------------------
+_MESSAGE_ID = re.compile(rb"^Message-ID:\s*(\S+)", re.IGNORECASE | re.MULTILINE)
+
+
+class _CountingHandler:
+    def __init__(self, counter: SmtpCounter) -> None:
+        self.counter = counter
+
+    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
+        head = envelope.content.split(b"\r\n\r\n", 1)[0]
+        found = _MESSAGE_ID.search(head)
+        self.counter.record(
+            list(envelope.rcpt_tos), found.group(1).decode() if found else "", session.peer
+        )
+        return "250 OK"
+
+
+class SmtpCounter:
+    """An aiosmtpd server on loopback that keeps no message, only counts: per recipient, per
+    Message-ID (one per notification key, see games.emails) and SMTP connections."""
+
+    def __init__(self) -> None:
+        self.port = free_port()
+        self.lock = threading.Lock()
+        self.recipients: Counter[str] = Counter()
+        self.message_ids: Counter[str] = Counter()
+        self.peers: set[Any] = set()
+        self.first_at: float | None = None
+        self.last_at: float | None = None
+        self._controller: Any = None
+
+    def record(self, recipients: list[str], message_id: str, peer: Any) -> None:
+        now = time.monotonic()
+        with self.lock:
+            self.recipients.update(recipients)
+            self.message_ids[message_id] += 1
+            self.peers.add(peer)
+            self.first_at = self.first_at or now
+            self.last_at = now
+
+    @property
+    def count(self) -> int:
+        with self.lock:
+            return sum(self.message_ids.values())
+
+    def start(self) -> SmtpCounter:
+        from aiosmtpd.controller import Controller
+
+        self._controller = Controller(_CountingHandler(self), hostname=LOOPBACK, port=self.port)
+        self._controller.start()
+        return self
+
+    def stop(self) -> None:
+        if self._controller is not None:
+            self._controller.stop()
+            self._controller = None
+
+
+# -- processes -------------------------------------------------------------------------------------
+def stop_process(proc: subprocess.Popen[bytes] | None) -> None:
+    """Stop one process this benchmark started (by its handle): TERM, then KILL."""
+    if proc is None or proc.poll() is not None:
+        return
+    proc.terminate()
+    try:
+        proc.wait(15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def process_tree_cpu(pid: int) -> float:
+    """CPU seconds (user + system) of a process and its live descendants, from /proc."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except OSError:  # it has exited
+        return 0.0
+    own = (int(stat[11]) + int(stat[12])) / os.sysconf("SC_CLK_TCK")
+    return own + sum(process_tree_cpu(int(child)) for child in children)
+
+
+class CeleryWorker:
+    """``celery worker`` in its own process: the solo pool (one task at a time, in that
+    process) unless ``concurrency`` asks for more child processes (prefork)."""
+
+    def __init__(self, name: str, env: dict[str, str], log: Path, concurrency: int = 1) -> None:
+        self.name = name
+        self.env = env
+        self.log = log
+        self.concurrency = concurrency
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> CeleryWorker:
+        self.log.write_text("")
+        pool = (
+            ["--pool", "solo"] if self.concurrency == 1
+            else ["--pool", "prefork", "--concurrency", str(self.concurrency)]
+        )
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "celery", "-A", "keltis_site", "worker", *pool,
+             "-n", f"{self.name}@%h", "--loglevel", "INFO", "--without-gossip",
+             "--without-mingle", "--without-heartbeat"],
+            cwd=REPO, env=self.env, stdout=self.log.open("ab"), stderr=subprocess.STDOUT,
+        )
+        return self
+
+    def ready(self) -> bool:
+        if self.proc is not None and self.proc.poll() is not None:
+            raise RuntimeError(f"worker {self.name} exited; see {self.log}")
+        return "ready." in self.log.read_text()
+
+    def tasks_done(self, name: str = "") -> int:
+        """Tasks (whose name contains ``name``) this worker has finished, from its log."""
+        return sum(
+            1 for line in self.log.read_text().splitlines()
+            if name in line and (" succeeded in " in line or " raised " in line)
+        )
+
+    def idle(self) -> bool:
+        """Every task this worker received has finished (it logs both)."""
+        text = self.log.read_text()
+        return text.count("] received") == text.count(" succeeded in ") + text.count(" raised ")
+
+    def cpu_seconds(self) -> float:
+        """User and system CPU time so far of the worker and its pool's children (Linux)."""
+        return 0.0 if self.proc is None else process_tree_cpu(self.proc.pid)
+
+    def stop(self) -> None:
+        stop_process(self.proc)
+        self.proc = None
+
+
+def web_server_command(port: int, workers: int) -> tuple[str, list[str]]:
+    """gunicorn with ``workers`` processes when it is installed, else Django's threaded
+    runserver (one process, a thread per request)."""
+    bind = f"{LOOPBACK}:{port}"
+    if importlib.util.find_spec("gunicorn") is not None:
+        return (
+            f"gunicorn, {workers} workers x 4 threads",
+            [sys.executable, "-m", "gunicorn", "keltis_site.wsgi:application", "--bind", bind,
+             "--workers", str(workers), "--threads", "4", "--access-logfile", "-"],
+        )
+    return (
+        "manage.py runserver (threaded, one process; gunicorn is not installed)",
+        [sys.executable, "manage.py", "runserver", bind, "--noreload"],
+    )
+
+
+class WebServer:
+    def __init__(self, env: dict[str, str], log: Path, workers: int) -> None:
+        self.port = free_port()
+        self.env = env
+        self.log = log
+        self.description, self.command = web_server_command(self.port, workers)
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://{LOOPBACK}:{self.port}"
+
+    @property
+    def pid(self) -> int:
+        assert self.proc is not None, "not started"
+        return self.proc.pid
+
+    def start(self) -> WebServer:
+        self.proc = subprocess.Popen(
+            self.command, cwd=REPO, env=self.env, stdout=self.log.open("ab"),
+            stderr=subprocess.STDOUT,
+        )
+        wait_until(self._answers, 60, f"the web server ({self.log})", step=0.25)
+        return self
+
+    def _answers(self) -> bool:
+        if self.proc is not None and self.proc.poll() is not None:
+            raise RuntimeError(f"the web server exited; see {self.log}")
+        try:
+            with socket.create_connection((LOOPBACK, self.port), timeout=0.5):
+                return True
+        except OSError:
+            return False
+
+    def stop(self) -> None:
+        stop_process(self.proc)
+        self.proc = None

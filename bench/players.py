@@ -1,0 +1,593 @@
+"""Simulated players for the HTTP load test (``bench/loadtest.py``) and its small version in the
+test suite (``tests/load/``): each plays its games through the site's own pages, as a browser.
+
+A player polls "my games", opens a game where it is its turn, reads the legal actions off the
+page's forms (CSRF token, action, the seq the page was drawn at), lets a bot choose one and
+POSTs it, then reads the answer's message: success, or "the game has moved on". Now and then it
+double-submits (two tabs POST the same form at once) to show exactly one of them wins.
+
+``verify`` then checks the database against what the players saw: every accepted POST is
+exactly one event, each game's events are numbered 1..seq without a gap, replaying them gives
+the stored snapshot, every game has ended. The HTTP part needs no Django; the setup and the
+checks import it lazily, so this module loads before ``django.setup()``.
+"""
+
+from __future__ import annotations
+
+import http.client
+import random
+import statistics
+import threading
+import time
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+from typing import Any
+from urllib.parse import urlencode, urlsplit
+
+from bench.infra import loopback_address
+
+MOVED_ON = "The game has moved on since this page was shown"
+
+#: what a request of each kind must answer; anything else is reported
+EXPECTED_STATUS = {
+    "my games": 200, "game page": 200, "action": 303, "login page": 200, "login": 302,
+}
+
+
+class OutOfBudget(Exception):
+    """The request cap or the time cap is reached: the players stop."""
+
+
+class Budget:
+    """A hard cap on requests and on time, shared by all players."""
+
+    def __init__(self, max_requests: int, max_seconds: float) -> None:
+        self.max_requests = max_requests
+        self.deadline = time.monotonic() + max_seconds
+        self.used = 0
+        self.exhausted = ""
+        self._lock = threading.Lock()
+
+    def take(self) -> None:
+        with self._lock:
+            if not self.exhausted:
+                if self.used >= self.max_requests:
+                    self.exhausted = f"request cap of {self.max_requests} reached"
+                elif time.monotonic() > self.deadline:
+                    self.exhausted = "time cap reached"
+            if self.exhausted:
+                raise OutOfBudget(self.exhausted)
+            self.used += 1
+
+
+@dataclass(frozen=True)
+class Sample:
+    kind: str
+    status: int
+    seconds: float
+
+
+class Stats:
+    """Every request's kind, status and latency; the unexpected answers with a bit of body."""
+
+    def __init__(self) -> None:
+        self.samples: list[Sample] = []
+        self.unexpected: list[str] = []
+        self.started = time.monotonic()
+        self.ended: float | None = None
+        self._lock = threading.Lock()
+
+    def add(self, sample: Sample, body: str) -> None:
+        with self._lock:
+            self.samples.append(sample)
+            if sample.status != EXPECTED_STATUS.get(sample.kind):
+                self.unexpected.append(f"{sample.kind}: HTTP {sample.status}: {body[:300]!r}")
+
+    def statuses(self) -> Counter[int]:
+        return Counter(s.status for s in self.samples)
+
+    def report(self) -> list[str]:
+        """Requests/s overall, and count, median, p95 and max latency per kind of request."""
+        elapsed = (self.ended or time.monotonic()) - self.started
+        lines = [
+            f"{len(self.samples)} requests in {elapsed:.1f} s: "
+            f"{len(self.samples) / elapsed:.1f} requests/s",
+            f"{'request':<12} {'count':>7} {'median ms':>10} {'p95 ms':>8} {'max ms':>8}",
+        ]
+        by_kind: dict[str, list[float]] = defaultdict(list)
+        for sample in self.samples:
+            by_kind[sample.kind].append(sample.seconds * 1000)
+        for kind, times in sorted(by_kind.items()):
+            lines.append(
+                f"{kind:<12} {len(times):>7} {statistics.median(times):>10.1f} "
+                f"{percentile(times, 95):>8.1f} {max(times):>8.1f}"
+            )
+        return lines
+
+
+def percentile(values: Sequence[float], pct: float) -> float:
+    ordered = sorted(values)
+    index = min(len(ordered) - 1, max(0, round(pct / 100 * len(ordered) + 0.5) - 1))
+    return ordered[index]
+
+
+# -- HTTP ------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Response:
+    status: int
+    location: str
+    body: str
+
+
+class Http:
+    """One browser: its own cookies, one connection per request, loopback only.
+
+    Cookies are kept by hand (name -> value), whatever their Secure flag: the benchmark runs
+    the production settings (secure cookies) over plain http on loopback.
+    """
+
+    def __init__(
+        self, base_url: str, stats: Stats, budget: Budget, cookies: dict[str, str] | None = None
+    ) -> None:
+        parts = urlsplit(base_url)
+        self.base_url = base_url
+        self.address = loopback_address(parts.hostname or "")
+        self.port = parts.port or 80
+        self.host = parts.netloc
+        self.stats = stats
+        self.budget = budget
+        self.cookies = dict(cookies or {})
+
+    def clone(self) -> Http:
+        """A second tab of the same browser: same session, its own messages."""
+        return Http(self.base_url, self.stats, self.budget, self.cookies)
+
+    def get(self, path: str, kind: str) -> Response:
+        return self._request("GET", path, kind)
+
+    def post(self, path: str, kind: str, form: dict[str, str]) -> Response:
+        return self._request("POST", path, kind, urlencode(form))
+
+    def _request(self, method: str, path: str, kind: str, body: str | None = None) -> Response:
+        self.budget.take()
+        headers = {"Host": self.host, "Connection": "close"}
+        if self.cookies:
+            headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
+        if body is not None:
+            headers["Content-Type"] = "application/x-www-form-urlencoded"
+        conn = http.client.HTTPConnection(self.address, self.port, timeout=120)
+        start = time.perf_counter()
+        try:
+            conn.request(method, path, body=body, headers=headers)
+            raw = conn.getresponse()
+            text = raw.read().decode("utf-8", "replace")
+            seconds = time.perf_counter() - start
+            for header in raw.headers.get_all("Set-Cookie") or []:
+                self._keep_cookie(header)
+            location = raw.headers.get("Location", "")
+        finally:
+            conn.close()
+        self.stats.add(Sample(kind, raw.status, seconds), text)
+        return Response(raw.status, location, text)
+
+    def _keep_cookie(self, header: str) -> None:
+        pair, _, attributes = header.partition(";")
+        name, _, value = pair.strip().partition("=")
+        if not value or "max-age=0" in attributes.lower().replace(" ", ""):
+            self.cookies.pop(name, None)
+        else:
+            self.cookies[name] = value
+
+    def log_in(self, email: str, password: str) -> bool:
+        """The site's own login form (allauth), as a person fills it in."""
+        page = self.get("/accounts/login/", "login page")
+        token = Forms.parse(page.body).csrf
+        answer = self.post(
+            "/accounts/login/", "login",
+            {"csrfmiddlewaretoken": token, "login": email, "password": password},
+        )
+        return answer.status == 302
+
+
+# -- reading pages ---------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ActionForm:
+    url: str
+    csrf: str
+    action: str
+    seq: int
+
+
+class Forms(HTMLParser):
+    """The forms of a page: the game's action forms (class act-form), the first CSRF token,
+    the messages shown (level, text) and, on "my games", the running games (id, my turn)."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.actions: list[ActionForm] = []
+        self.csrf = ""
+        self.messages: list[tuple[str, str]] = []
+        self.running: list[tuple[int, bool]] = []
+        self._form: dict[str, str] | None = None
+        self._message: list[str] | None = None
+        self._level = ""
+        self._section = ""
+        self._turn_card = False
+        self._card_game: int | None = None
+
+    @classmethod
+    def parse(cls, html: str) -> Forms:
+        forms = cls()
+        forms.feed(html)
+        forms.close()
+        return forms
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = {k: v or "" for k, v in attrs}
+        classes = a.get("class", "").split()
+        if tag == "section":
+            self._section = a.get("aria-labelledby", "")
+        elif tag == "form" and "act-form" in classes:
+            self._form = {"url": a.get("action", "")}
+        elif tag == "input" and a.get("type") == "hidden":
+            if a.get("name") == "csrfmiddlewaretoken" and not self.csrf:
+                self.csrf = a.get("value", "")
+            if self._form is not None:
+                self._form[a.get("name", "")] = a.get("value", "")
+        elif tag == "li" and "message" in classes:
+            self._level = next((c.split("--", 1)[1] for c in classes if "--" in c), "info")
+            self._message = []
+        elif tag == "li" and "game-card" in classes and self._section == "running":
+            self._turn_card = "game-card--turn" in classes
+            self._card_game = None
+        elif tag == "a" and self._section == "running" and self._card_game is None:
+            href = a.get("href", "")
+            parts = href.strip("/").split("/")
+            if len(parts) == 2 and parts[0] == "games" and parts[1].isdigit():
+                self._card_game = int(parts[1])
+                self.running.append((self._card_game, self._turn_card))
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "form" and self._form is not None:
+            f = self._form
+            self.actions.append(
+                ActionForm(f["url"], f["csrfmiddlewaretoken"], f["action"], int(f["seq"]))
+            )
+            self._form = None
+        elif tag == "li" and self._message is not None:
+            self.messages.append((self._level, " ".join("".join(self._message).split())))
+            self._message = None
+        elif tag == "section":
+            self._section = ""
+
+    def handle_data(self, data: str) -> None:
+        if self._message is not None:
+            self._message.append(data)
+
+
+class PageBot:
+    """Chooses among the actions a page offers, from a seeded generator. It sees only the
+    page, not the engine's state, so it cannot be the greedy bot; it always draws from the deck
+    when it may, since a uniform choice draws from the discard piles as often and makes games
+    three to four times longer (see README, engine benchmark)."""
+
+    def __init__(self, seed: int) -> None:
+        self.rng = random.Random(seed)
+
+    def choose(self, actions: Sequence[str]) -> str:
+        if "draw deck" in actions:
+            return "draw deck"
+        return self.rng.choice(list(actions))
+
+
+# -- what the players saw --------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Accepted:
+    """A POST the site answered with success: ``seq`` is the move number the page showed."""
+
+    game_id: int
+    seq: int
+    action: str
+    player: str
+
+
+@dataclass
+class Ledger:
+    accepted: list[Accepted] = field(default_factory=list)
+    #: double submissions: (game, seq, outcome of each tab: "won" / "moved on" / other text)
+    doubles: list[tuple[int, int, tuple[str, str]]] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    finished_players: int = 0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def accept(self, item: Accepted) -> None:
+        with self.lock:
+            self.accepted.append(item)
+
+    def problem(self, text: str) -> None:
+        with self.lock:
+            self.problems.append(text)
+
+
+def outcome(page: Response | None) -> tuple[str, str]:
+    """'won' or 'moved on' (with the message), from the page the POST redirected to."""
+    if page is None:
+        return "no answer", ""
+    messages = Forms.parse(page.body).messages
+    if any(level == "success" for level, _ in messages):
+        return "won", ""
+    for level, text in messages:
+        if level == "error" and MOVED_ON in text:
+            return "moved on", text
+    return "other", repr(messages)[:300]
+
+
+class SimulatedPlayer(threading.Thread):
+    """Plays all its games to the end through the site's pages, then stops."""
+
+    def __init__(
+        self, name: str, http: Http, ledger: Ledger, *, seed: int, poll_seconds: float,
+        double_every: int,
+    ) -> None:
+        super().__init__(name=name, daemon=True)
+        self.http = http
+        self.ledger = ledger
+        self.bot = PageBot(seed)
+        self.rng = random.Random(seed + 1)
+        self.poll_seconds = poll_seconds
+        self.double_every = double_every
+        self.posts = 0
+
+    def run(self) -> None:
+        try:
+            self.play()
+        except OutOfBudget:
+            return
+        except Exception as exc:  # reported, not raised: the other players carry on
+            self.ledger.problem(f"{self.name}: {type(exc).__name__}: {exc}")
+            return
+        with self.ledger.lock:
+            self.ledger.finished_players += 1
+
+    def play(self) -> None:
+        while True:
+            page = self.http.get("/games/mine/", "my games")
+            if page.status != 200:
+                raise RuntimeError(f"my games answered {page.status}")
+            running = Forms.parse(page.body).running
+            if not running:
+                return  # every game of this player has ended
+            mine = [game_id for game_id, my_turn in running if my_turn]
+            if not mine:
+                time.sleep(self.poll_seconds * (0.5 + self.rng.random()))
+            for game_id in mine:
+                self.play_turn(game_id)
+
+    def play_turn(self, game_id: int) -> None:
+        """Act on the game as long as its page offers actions (a turn has several steps)."""
+        page: Response | None = self.http.get(f"/games/{game_id}/", "game page")
+        while page is not None and page.status == 200:
+            forms = Forms.parse(page.body).actions
+            if not forms:
+                return
+            choice = self.bot.choose([f.action for f in forms])
+            form = next(f for f in forms if f.action == choice)
+            self.posts += 1
+            if self.double_every and self.posts % self.double_every == 0:
+                page = self.submit_twice(game_id, form)
+            else:
+                page = self.submit(game_id, form)
+
+    def _post(self, http: Http, form: ActionForm) -> Response | None:
+        """POST the form; the page it redirects to (None when it did not redirect)."""
+        answer = http.post(
+            form.url, "action",
+            {"csrfmiddlewaretoken": form.csrf, "action": form.action, "seq": str(form.seq)},
+        )
+        if answer.status != 303 or not answer.location:
+            return None
+        return http.get(answer.location, "game page")
+
+    def submit(self, game_id: int, form: ActionForm) -> Response | None:
+        page = self._post(self.http, form)
+        result, text = outcome(page)
+        if result == "won":
+            self.ledger.accept(Accepted(game_id, form.seq, form.action, self.name))
+        else:
+            self.ledger.problem(f"{self.name} game {game_id} seq {form.seq}: {result} {text}")
+        return page
+
+    def submit_twice(self, game_id: int, form: ActionForm) -> Response | None:
+        """Two tabs of this browser POST the same form at the same moment (a double click on
+        a slow connection): exactly one must win, the other must hear the game moved on."""
+        tabs = [self.http.clone(), self.http.clone()]
+        pages: list[Response | None] = [None, None]
+        errors: list[BaseException] = []
+        start = threading.Barrier(2)
+
+        def run(i: int) -> None:
+            try:
+                start.wait(10)
+                pages[i] = self._post(tabs[i], form)
+            except BaseException as exc:  # re-raised below, in the player's thread
+                errors.append(exc)
+
+        threads = [threading.Thread(target=run, args=(i,)) for i in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        if errors:
+            raise errors[0]
+        results = (outcome(pages[0]), outcome(pages[1]))
+        with self.ledger.lock:
+            self.ledger.doubles.append((game_id, form.seq, (results[0][0], results[1][0])))
+        winners = [i for i in range(2) if results[i][0] == "won"]
+        for _ in winners:
+            self.ledger.accept(Accepted(game_id, form.seq, form.action, self.name))
+        if sorted(r[0] for r in results) != ["moved on", "won"]:
+            self.ledger.problem(
+                f"{self.name} game {game_id} seq {form.seq}: double submit gave {results}"
+            )
+        return pages[winners[0]] if winners else pages[0]
+
+
+def run_players(players: Sequence[SimulatedPlayer], stats: Stats) -> None:
+    for player in players:
+        player.start()
+    for player in players:
+        player.join()
+    stats.ended = time.monotonic()
+
+
+# -- setup (Django) --------------------------------------------------------------------------------
+def create_players(
+    count: int, prefix: str, *, form_logins: int = 0, password: str = ""
+) -> list[Any]:
+    """``count`` verified players; the first ``form_logins`` get ``password`` (hashing it is
+    slow on purpose), the others log in by a session made here."""
+    from allauth.account.models import EmailAddress
+    from django.contrib.auth import get_user_model
+
+    user_model = get_user_model()
+    users = []
+    for i in range(count):
+        name = f"{prefix}{i:04d}"
+        user = user_model(
+            username=name, email=f"{name}@example.test", display_name=f"Player {prefix}{i}"
+        )
+        if i < form_logins:
+            user.set_password(password)
+        else:
+            user.set_unusable_password()
+        users.append(user)
+    users = user_model.objects.bulk_create(users)
+    EmailAddress.objects.bulk_create(
+        EmailAddress(user=u, email=u.email, verified=True, primary=True) for u in users
+    )
+    return users
+
+
+def session_cookies(user: Any) -> dict[str, str]:
+    """A logged-in session stored server side (the session table), as its cookie."""
+    from django.conf import settings
+    from django.test import Client
+
+    client = Client()
+    client.force_login(user)
+    return {settings.SESSION_COOKIE_NAME: client.cookies[settings.SESSION_COOKIE_NAME].value}
+
+
+def create_games(
+    users: Sequence[Any], tables: Iterable[tuple[str, int]], seed: int, days_per_move: int = 14
+) -> list[int]:
+    """Start one game per (kind, player count), seating players from a seeded shuffle: the
+    services' own create and join, so each start queues its first turn email."""
+    from games.services import game_create, game_join
+
+    rng = random.Random(seed)
+    game_ids = []
+    for kind, player_count in tables:
+        seated = rng.sample(list(users), player_count)
+        game = game_create(
+            creator=seated[0], kind=kind, player_count=player_count,
+            days_per_move=days_per_move,
+        )
+        for user in seated[1:]:
+            game_join(game_id=game.pk, user=user)
+        game_ids.append(game.pk)
+    return game_ids
+
+
+def advance(game_id: int, *, leave: int, seed: int) -> int:
+    """Play a game on the server side (``action_submit``, as a bot's moves are) until about
+    ``leave`` actions are left for the page bot, so a short test still sees games end. No task
+    is queued meanwhile, and the emails these moves made due are marked skipped: their turns
+    are long over. Returns the game's seq afterwards."""
+    from django.db import transaction
+
+    from games import services
+    from games.models import Game, Notification, NotificationStatus
+
+    game = Game.objects.get(pk=game_id)
+    engine = services.engine_state(game)
+    bot = PageBot(seed)
+    planned: list[tuple[int, str]] = []
+    while engine.to_move is not None:
+        seat = engine.to_move
+        action = bot.choose(engine.legal())
+        engine.apply(action, player=seat)
+        planned.append((seat, action))
+    saved = list(services.AFTER_COMMIT_HOOKS)
+    services.AFTER_COMMIT_HOOKS.clear()
+    try:
+        with transaction.atomic():  # one commit, not one per action: the setup is faster
+            for offset, (seat, action) in enumerate(planned[: max(0, len(planned) - leave)]):
+                services.action_submit(
+                    game_id=game_id, seat=seat, action=action, expected_seq=game.seq + offset
+                )
+            Notification.objects.filter(
+                game_id=game_id, status=NotificationStatus.QUEUED
+            ).update(status=NotificationStatus.SKIPPED)
+    finally:
+        services.AFTER_COMMIT_HOOKS[:] = saved
+    game.refresh_from_db()
+    return game.seq
+
+
+# -- the checks (Django) ---------------------------------------------------------------------------
+def verify(
+    ledger: Ledger, game_ids: Sequence[int], played_before: dict[int, int] | None = None
+) -> list[str]:
+    """What is wrong in the database given what the players were told; empty when all is well.
+
+    Every game ended; its events are seq 1..game.seq; each event after ``played_before[game]``
+    (those the setup played) is exactly one accepted POST (same move number, action and seat),
+    and no accepted POST lacks its event; replaying the events gives the stored snapshot and
+    the seats' scores.
+    """
+    from games.models import Event, Game, GameStatus, Seat, Snapshot
+    from games.services import engine_replay
+
+    problems: list[str] = []
+    accepted: dict[tuple[int, int], list[Accepted]] = defaultdict(list)
+    for item in ledger.accepted:
+        accepted[(item.game_id, item.seq)].append(item)
+    for key, items in accepted.items():
+        if len(items) > 1:
+            problems.append(f"game {key[0]}: {len(items)} POSTs accepted at seq {key[1]}")
+    for game in Game.objects.filter(pk__in=game_ids).order_by("pk"):
+        if game.status != GameStatus.FINISHED:
+            problems.append(f"game {game.pk} did not end ({game.status}, seq {game.seq})")
+        players = dict(
+            Seat.objects.filter(game=game).values_list("index", "user__username")
+        )
+        events = list(
+            Event.objects.filter(game=game).order_by("seq").values_list("seq", "seat", "action")
+        )
+        if [e[0] for e in events] != list(range(1, game.seq + 1)):
+            problems.append(f"game {game.pk}: event seqs are not 1..{game.seq}")
+        for seq, seat, action in events[(played_before or {}).get(game.pk, 0) :]:
+            items = accepted.get((game.pk, seq - 1), [])
+            if len(items) != 1 or (items[0].action, items[0].player) != (action, players[seat]):
+                problems.append(
+                    f"game {game.pk} event {seq} ({players[seat]}: {action}) matches "
+                    f"accepted POSTs {items}"
+                )
+        stored = {seq - 1 for seq, _, _ in events}
+        lost = sorted(s for g, s in accepted if g == game.pk and s not in stored)
+        if lost:
+            problems.append(f"game {game.pk}: accepted POSTs at seq {lost} have no event")
+        engine = engine_replay(game)
+        snap = Snapshot.objects.get(game=game)
+        if snap.seq != game.seq or snap.data != engine.snapshot():
+            problems.append(f"game {game.pk}: replaying the events differs from the snapshot")
+        if game.status == GameStatus.FINISHED:
+            scores = dict(Seat.objects.filter(game=game).values_list("index", "score"))
+            if [scores[i] for i in range(game.player_count)] != engine.scores():
+                problems.append(f"game {game.pk}: seat scores differ from the replay")
+    missing = set(game_ids) - set(Game.objects.filter(pk__in=game_ids).values_list("pk", flat=True))
+    problems.extend(f"game {g} is missing" for g in sorted(missing))
+    return problems
