@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from django.db import connection, transaction
 from django.db.utils import DatabaseError
+from django.test.utils import CaptureQueriesContext
 
 from games.engine import game_class
 from games.engine.bots import RandomBot
@@ -103,6 +104,35 @@ def test_stale_snapshot_is_not_trusted(make_user: Any) -> None:
     Snapshot.objects.filter(game=game).update(seq=0)  # as if a write had been lost
     game.refresh_from_db()
     assert engine_state(game).view() == engine_replay(game).view()
+
+
+def test_a_snapshot_read_with_the_game_is_used_only_while_current(make_user: Any) -> None:
+    game, anna, _ = two_player_game(make_user)
+    loaded = Game.objects.select_related("snapshot").get(pk=game.pk)
+    action_submit(game_id=game.pk, seat=0, action=first_legal(game), user=anna)
+    loaded.refresh_from_db(fields=["seq"])  # the loaded snapshot (seq 0) is now stale
+    assert loaded.seq == 1
+    assert engine_state(loaded).view() == engine_replay(loaded).view()
+
+
+def test_an_action_reads_the_game_its_snapshot_and_seats_once(make_user: Any) -> None:
+    game, anna, _ = two_player_game(make_user)
+    engine = engine_state(game)
+    engine.apply(first_legal(game))
+    action_submit(game_id=game.pk, seat=0, action=first_legal(game), user=anna)
+    game.refresh_from_db()
+    draw = engine.legal()[0]  # the draw that ends anna's turn: bela's turn begins
+    with CaptureQueriesContext(connection) as queries:
+        action_submit(game_id=game.pk, seat=0, action=draw, expected_seq=1, user=anna)
+    game.refresh_from_db()
+    assert game.to_move == 1 and game.turn_seq == 2
+    sql = [q["sql"] for q in queries.captured_queries]
+    reads = [q for q in sql if q.startswith("SELECT")]
+    assert sum('FROM "games_game"' in q for q in reads) == 1
+    assert sum('FROM "games_seat"' in q for q in reads) == 1
+    assert not any('FROM "games_snapshot"' in q for q in reads)
+    # no write of an unchanged time bank or timeout counter
+    assert not any(q.startswith('UPDATE "games_seat"') for q in sql)
 
 
 @pytest.mark.parametrize(
