@@ -64,9 +64,14 @@ def bots_play(*, game_id: int) -> int:
 
 
 def games_waiting_for_bots(limit: int = 500) -> list[int]:
-    """Running games whose seat to move acts automatically (a missed wake-up, a dead worker)."""
+    """Running games whose seat to move acts automatically (a missed wake-up, a dead worker).
+
+    Ordered by id, the order of the partial index ``game_waiting_for_bots``: with the model's
+    default order (newest first) PostgreSQL walked the created_at index through every game.
+    """
     return list(
         Game.objects.filter(status=GameStatus.RUNNING, to_move__isnull=False)
         .filter(deadline__isnull=True)
+        .order_by("pk")
         .values_list("pk", flat=True)[:limit]
     )
