@@ -10,6 +10,7 @@ from django.db import connection, transaction
 from django.db.utils import DatabaseError
 from django.test.utils import CaptureQueriesContext
 
+from games import bot_play
 from games.engine import game_class
 from games.engine.bots import RandomBot
 from games.models import AppendOnlyError, Event, Game, GameStatus, Seat, Snapshot
@@ -226,6 +227,24 @@ def test_bots_fill_seats_and_act_after_the_person(
     assert game.to_move == 0 or game.status == GameStatus.FINISHED
     seats_that_acted = set(Event.objects.filter(game=game).values_list("seat", flat=True))
     assert seats_that_acted == {0, 1, 2}
+
+
+def test_the_bot_sweep_finds_the_games_waiting_for_an_automatic_seat(make_user: Any) -> None:
+    anna = make_user("anna")
+    with_bot = game_create(creator=anna, kind="keltis", player_count=2, bots=["greedy"])
+    people, _, _ = two_player_game(make_user, names=("csaba", "dora"))
+    assert bot_play.games_waiting_for_bots() == []
+    Game.objects.filter(pk=with_bot.pk).update(to_move=1, deadline=None)  # a lost wake-up
+    assert bot_play.games_waiting_for_bots() == [with_bot.pk]
+    assert bot_play.bot_to_move(with_bot.pk) and not bot_play.bot_to_move(people.pk)
+    # a retired person plays automatically too; a finished game waits for nobody
+    Seat.objects.filter(game=people, index=0).update(retired=True)
+    Game.objects.filter(pk=people.pk).update(deadline=None)
+    assert bot_play.bot_to_move(people.pk)
+    assert bot_play.games_waiting_for_bots() == sorted([with_bot.pk, people.pk])
+    Game.objects.filter(pk=with_bot.pk).update(status=GameStatus.FINISHED)
+    assert not bot_play.bot_to_move(with_bot.pk)
+    assert bot_play.games_waiting_for_bots() == [people.pk]
 
 
 def race_for_one_turn(make_user: Any) -> Game:
