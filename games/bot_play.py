@@ -6,7 +6,7 @@ action committed.
 
 from __future__ import annotations
 
-from django.db.models import Q
+from django.db.models import F, Q
 
 from games.engine.bots import make_bot
 
@@ -22,11 +22,12 @@ def automatic(seat: Seat) -> bool:
 
 
 def bot_to_move(game_id: int) -> bool:
-    game = Game.objects.filter(pk=game_id, status=GameStatus.RUNNING).first()
-    if game is None or game.to_move is None:
-        return False
+    """Whether the seat to move of a running game acts automatically: one query, as it runs
+    after every action."""
     return (
-        Seat.objects.filter(game=game, index=game.to_move)
+        Seat.objects.filter(
+            game_id=game_id, game__status=GameStatus.RUNNING, index=F("game__to_move")
+        )
         .filter(Q(retired=True) | ~Q(bot=""))
         .exists()
     )
@@ -63,9 +64,14 @@ def bots_play(*, game_id: int) -> int:
 
 
 def games_waiting_for_bots(limit: int = 500) -> list[int]:
-    """Running games whose seat to move acts automatically (a missed wake-up, a dead worker)."""
+    """Running games whose seat to move acts automatically (a missed wake-up, a dead worker).
+
+    Ordered by id, the order of the partial index ``game_waiting_for_bots``: with the model's
+    default order (newest first) PostgreSQL walked the created_at index through every game.
+    """
     return list(
         Game.objects.filter(status=GameStatus.RUNNING, to_move__isnull=False)
         .filter(deadline__isnull=True)
+        .order_by("pk")
         .values_list("pk", flat=True)[:limit]
     )

@@ -95,6 +95,15 @@ class Game(models.Model):
                 condition=Q(player_count__gte=2, player_count__lte=4), name="game_player_count"
             ),
         ]
+        indexes = [
+            # the bot sweep (every minute) looks for running games whose seat to move has no
+            # deadline (a bot or a retired seat): without this it reads every game there is
+            models.Index(
+                fields=["id"],
+                name="game_waiting_for_bots",
+                condition=Q(status="running", to_move__isnull=False, deadline__isnull=True),
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"{self.get_kind_display()} #{self.pk}"

@@ -20,7 +20,6 @@ from django.conf import settings
 from django.core.mail import get_connection
 from django.core.mail.backends.base import BaseEmailBackend
 from django.core.mail.backends.smtp import EmailBackend as SmtpBackend
-from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
@@ -38,13 +37,11 @@ MAX_ATTEMPTS = 8
 DELIVER_BATCH = 200
 
 
-def _queue(key: str, **fields: object) -> Notification | None:
-    """Create the row once; a second call with the same key changes nothing."""
-    try:
-        with transaction.atomic():
-            return Notification.objects.create(key=key, **fields)
-    except IntegrityError:
-        return None
+def _queue(key: str, **fields: object) -> None:
+    """Create the row once; a second call with the same key changes nothing. One statement
+    (INSERT ... ON CONFLICT DO NOTHING) instead of a savepoint around an INSERT: this runs in
+    every action's transaction."""
+    Notification.objects.bulk_create([Notification(key=key, **fields)], ignore_conflicts=True)
 
 
 def turn_began(game: Game, seat: Seat) -> None:

@@ -113,12 +113,26 @@ def engine_replay(game: Game, upto: int | None = None) -> EngineGame:
 
 
 def engine_state(game: Game) -> EngineGame:
-    """The engine state after all of the game's events: from the snapshot when it is current."""
+    """The engine state after all of the game's events: from the snapshot when it is current.
+
+    A snapshot the game was read with (``select_related("snapshot")``) saves a query; one
+    that is not current (the game moved on since) is read again before falling back to a
+    replay of the events.
+    """
     cls = game_class(game.kind)
-    snap = Snapshot.objects.filter(game=game).first()
+    snap = _loaded_snapshot(game)
+    if snap is None or snap.seq != game.seq:
+        snap = Snapshot.objects.filter(game=game).first()
     if snap is not None and snap.seq == game.seq:
         return cls.restore(snap.data)
     return engine_replay(game)
+
+
+def _loaded_snapshot(game: Game) -> Snapshot | None:
+    """The snapshot already read with the game, if it was (no query)."""
+    if not Game.snapshot.related.is_cached(game):
+        return None
+    return Game.snapshot.related.get_cached_value(game)
 
 
 def snapshot_rebuild(game: Game) -> Snapshot:
@@ -230,9 +244,11 @@ def _start(game: Game) -> None:
 TURN_FIELDS = ("turn_started_at", "turn_seq", "deadline", "reminder_at")
 
 
-def _begin_turn(game: Game, now: Any) -> None:
-    """The seat ``game.to_move`` starts its turn now: its clock, reminders and turn email."""
-    seat = Seat.objects.get(game=game, index=game.to_move)
+def _begin_turn(game: Game, now: Any, seat: Seat | None = None) -> None:
+    """The seat ``game.to_move`` starts its turn now: its clock, reminders and turn email
+    (``seat`` is that seat when the caller has read it already)."""
+    if seat is None:
+        seat = Seat.objects.get(game=game, index=game.to_move)
     game.turn_started_at = now
     game.turn_seq = game.seq
     game.deadline = clock.seat_deadline(game, seat, now)
@@ -240,11 +256,13 @@ def _begin_turn(game: Game, now: Any) -> None:
     notify.turn_began(game, seat)
 
 
-def _end_turn(game: Game, seat_index: int, now: Any) -> None:
-    """The seat's turn is over: settle its time bank."""
-    seat = Seat.objects.get(game=game, index=seat_index)
-    seat.bank_seconds = clock.bank_after_turn(game, seat, game.turn_started_at or now, now)
-    seat.save(update_fields=["bank_seconds"])
+def _end_turn(game: Game, seat: Seat, now: Any) -> None:
+    """The seat's turn is over: settle its time bank (written only when it changed: a game
+    without a bank never writes it)."""
+    bank = clock.bank_after_turn(game, seat, game.turn_started_at or now, now)
+    if bank != seat.bank_seconds:
+        seat.bank_seconds = bank
+        seat.save(update_fields=["bank_seconds"])
 
 
 # -- the one path of every action ---------------------------------------------------------------
@@ -303,18 +321,24 @@ def action_submit(
     pass None and act for the seat itself).
     """
     with transaction.atomic():
-        game = Game.objects.select_for_update().get(pk=game_id)
+        # one query for the game (locked) and its snapshot (not locked: written below only
+        # where its seq is still the one read), one for its 2-4 seats
+        game = (
+            Game.objects.select_for_update(of=("self",))
+            .select_related("snapshot")
+            .get(pk=game_id)
+        )
         if game.status != GameStatus.RUNNING:
             if expected_seq is not None and expected_seq != game.seq:
                 raise GameMovedOn()
             raise GameNotRunning()
-        if user is not None and not Seat.objects.filter(
-            game=game, index=seat, user_id=user.pk
-        ).exists():
+        seats = {s.index: s for s in Seat.objects.filter(game=game)}
+        acting = seats.get(seat)
+        if user is not None and (acting is None or acting.user_id != user.pk):
             raise NotYourSeat()
         if expected_seq is not None and expected_seq != game.seq:
             raise GameMovedOn()
-        if game.to_move != seat:
+        if game.to_move != seat or acting is None:
             raise NotYourTurn()
         engine = engine_state(game)
         try:
@@ -335,16 +359,17 @@ def action_submit(
                 game=game, defaults={"seq": game.seq, "data": engine.snapshot()}
             )
         fields = ["seq", "to_move"]
-        if source == EventSource.PLAYER:  # a move of the player's own resets their timeouts
-            Seat.objects.filter(game=game, index=seat, timeouts__gt=0).update(timeouts=0)
+        if source == EventSource.PLAYER and acting.timeouts:
+            acting.timeouts = 0  # a move of the player's own resets their timeouts
+            acting.save(update_fields=["timeouts"])
         if engine.to_move != game.to_move:
-            _end_turn(game, seat, now)
+            _end_turn(game, acting, now)
             game.to_move = engine.to_move
             if engine.finished:
                 _finish(game, engine.scores(), now)
                 fields += ["status", "finished_at"]
             else:
-                _begin_turn(game, now)
+                _begin_turn(game, now, seats.get(game.to_move))
             fields += TURN_FIELDS
         game.save(update_fields=fields)
         _after_commit(game.pk, game.seq)

@@ -98,6 +98,13 @@ WSGI_APPLICATION = "keltis_site.wsgi.application"
 DATABASES = {
     "default": env.db("DATABASE_URL", default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}"),
 }
+# Without DEBUG, database connections stay open between requests (60 s): a new PostgreSQL
+# connection starts a server process, which cost every request 20-30 ms on the project's
+# machine (bench/scale.py). The development server starts a thread per connection, so DEBUG
+# keeps Django's default of 0. A DATABASE_URL may say otherwise (?conn_max_age=N); the health
+# check replaces a kept connection that the database has closed.
+DATABASES["default"].setdefault("CONN_MAX_AGE", 0 if DEBUG else 60)
+DATABASES["default"].setdefault("CONN_HEALTH_CHECKS", True)
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

@@ -40,7 +40,8 @@ def too_many_actions() -> HttpResponse:
 
 @require_GET
 def game_detail(request: HttpRequest, game_id: int) -> HttpResponse:
-    game = get_object_or_404(Game, pk=game_id)
+    # the snapshot comes with the game: the page draws the position from it
+    game = get_object_or_404(Game.objects.select_related("snapshot"), pk=game_id)
     page = selectors.game_page(game=game, user=request.user)
     return render(request, "games/game.html", presenters.game_context(page))
 

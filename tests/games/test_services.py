@@ -8,7 +8,9 @@ from typing import Any
 import pytest
 from django.db import connection, transaction
 from django.db.utils import DatabaseError
+from django.test.utils import CaptureQueriesContext
 
+from games import bot_play
 from games.engine import game_class
 from games.engine.bots import RandomBot
 from games.models import AppendOnlyError, Event, Game, GameStatus, Seat, Snapshot
@@ -105,6 +107,35 @@ def test_stale_snapshot_is_not_trusted(make_user: Any) -> None:
     assert engine_state(game).view() == engine_replay(game).view()
 
 
+def test_a_snapshot_read_with_the_game_is_used_only_while_current(make_user: Any) -> None:
+    game, anna, _ = two_player_game(make_user)
+    loaded = Game.objects.select_related("snapshot").get(pk=game.pk)
+    action_submit(game_id=game.pk, seat=0, action=first_legal(game), user=anna)
+    loaded.refresh_from_db(fields=["seq"])  # the loaded snapshot (seq 0) is now stale
+    assert loaded.seq == 1
+    assert engine_state(loaded).view() == engine_replay(loaded).view()
+
+
+def test_an_action_reads_the_game_its_snapshot_and_seats_once(make_user: Any) -> None:
+    game, anna, _ = two_player_game(make_user)
+    engine = engine_state(game)
+    engine.apply(first_legal(game))
+    action_submit(game_id=game.pk, seat=0, action=first_legal(game), user=anna)
+    game.refresh_from_db()
+    draw = engine.legal()[0]  # the draw that ends anna's turn: bela's turn begins
+    with CaptureQueriesContext(connection) as queries:
+        action_submit(game_id=game.pk, seat=0, action=draw, expected_seq=1, user=anna)
+    game.refresh_from_db()
+    assert game.to_move == 1 and game.turn_seq == 2
+    sql = [q["sql"] for q in queries.captured_queries]
+    reads = [q for q in sql if q.startswith("SELECT")]
+    assert sum('FROM "games_game"' in q for q in reads) == 1
+    assert sum('FROM "games_seat"' in q for q in reads) == 1
+    assert not any('FROM "games_snapshot"' in q for q in reads)
+    # no write of an unchanged time bank or timeout counter
+    assert not any(q.startswith('UPDATE "games_seat"') for q in sql)
+
+
 @pytest.mark.parametrize(
     ("action", "error"),
     [("play r11 big", ActionRejected), ("draw deck", ActionRejected), ("", ActionRejected)],
@@ -198,6 +229,24 @@ def test_bots_fill_seats_and_act_after_the_person(
     assert game.to_move == 0 or game.status == GameStatus.FINISHED
     seats_that_acted = set(Event.objects.filter(game=game).values_list("seat", flat=True))
     assert seats_that_acted == {0, 1, 2}
+
+
+def test_the_bot_sweep_finds_the_games_waiting_for_an_automatic_seat(make_user: Any) -> None:
+    anna = make_user("anna")
+    with_bot = game_create(creator=anna, kind="keltis", player_count=2, bots=["greedy"])
+    people, _, _ = two_player_game(make_user, names=("csaba", "dora"))
+    assert bot_play.games_waiting_for_bots() == []
+    Game.objects.filter(pk=with_bot.pk).update(to_move=1, deadline=None)  # a lost wake-up
+    assert bot_play.games_waiting_for_bots() == [with_bot.pk]
+    assert bot_play.bot_to_move(with_bot.pk) and not bot_play.bot_to_move(people.pk)
+    # a retired person plays automatically too; a finished game waits for nobody
+    Seat.objects.filter(game=people, index=0).update(retired=True)
+    Game.objects.filter(pk=people.pk).update(deadline=None)
+    assert bot_play.bot_to_move(people.pk)
+    assert bot_play.games_waiting_for_bots() == sorted([with_bot.pk, people.pk])
+    Game.objects.filter(pk=with_bot.pk).update(status=GameStatus.FINISHED)
+    assert not bot_play.bot_to_move(with_bot.pk)
+    assert bot_play.games_waiting_for_bots() == [people.pk]
 
 
 def race_for_one_turn(make_user: Any) -> Game:

@@ -62,6 +62,18 @@ def settings_with(**environment: str) -> dict[str, Any]:
     return values
 
 
+def test_production_keeps_database_connections_open() -> None:
+    url = "postgres://alice@db.example:5432/keltis"
+    production = {"DEBUG": "False", "SECRET_KEY": "x" * 50}
+    db = settings_with(DATABASE_URL=url, **production)["db"]
+    assert (db["CONN_MAX_AGE"], db["CONN_HEALTH_CHECKS"]) == (60, True)
+    # the development server's thread per connection would only pile them up
+    assert settings_with(DATABASE_URL=url)["db"]["CONN_MAX_AGE"] == 0
+    # the URL's own setting wins
+    own = settings_with(DATABASE_URL=f"{url}?conn_max_age=5", **production)["db"]
+    assert own["CONN_MAX_AGE"] == 5
+
+
 def test_default_database_is_sqlite_file_in_project_dir() -> None:
     db = settings_with()["db"]
 

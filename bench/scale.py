@@ -1,0 +1,1392 @@
+"""Scale benchmark, run by hand: ``python bench/scale.py [--db URL] [--only PIECES] [--refill]``.
+
+Fills a dedicated PostgreSQL database (default ``keltis_bench``, created and migrated here) with
+100,000 games: 50,000 running at every stage, 48,000 finished, 1,000 cancelled and 1,000
+waiting for players, 2-4 players, both games, with their users, seats, events and snapshots.
+A few thousand game trajectories are played by the engine's greedy bots (same seed, same
+events) and each game is a real copy of a prefix of one: its own id, players and times, and
+the snapshot of that position, loaded with COPY in one transaction. Exactly 1% of the running
+games (500) are overdue when the fill ends. The fill is skipped when the database holds one
+with the same parameters; ``--refill`` drops the database and fills it again.
+
+Then measures, in one process and through a real HTTP server on loopback (Django's runserver
+with Nagle's algorithm off, one kept-alive connection), with DEBUG off:
+
+- ``action``: ``action_submit`` for the seat to move of random running games (the greedy bot's
+  choice), then the same through HTTP: the page's form POSTed with the session and CSRF token;
+- ``page``: the game page of the seat to move (Django's test client, then HTTP);
+- ``sweep``: the deadline sweep beat runs (``games.tasks.sweep_deadlines``) with 0, 0.1% and 1%
+  of the running games due, on a clock moved to just before anything else is due, with the
+  EXPLAIN of its two queries;
+- ``floor``: PostgreSQL's own cost of a bare transaction of one INSERT and one UPDATE on tables
+  like the event and snapshot tables (``action`` runs it too, for its ratio).
+
+Targets (README): an action under 15 ms at p95, the game page under 50 ms at p95, the sweep's
+cost in proportion to the games due (not to all games).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import html
+import http.client
+import json
+import multiprocessing
+import os
+import pickle
+import platform
+import random
+import re
+import socket
+import statistics
+import subprocess
+import sys
+import time
+import urllib.parse
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime, timedelta
+from http.cookies import SimpleCookie
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from games.engine import GAMES  # noqa: E402  (the engine needs no Django)
+from games.engine.bots import GreedyBot  # noqa: E402
+from games.event_chain import event_hash, genesis_hash  # noqa: E402  (pure, no Django)
+
+DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/keltis_bench"
+DEFAULT_BROKER = "redis://127.0.0.1:6379/13"
+PIECES = ("fill", "floor", "action", "page", "sweep")
+
+TARGET_ACTION_P95_MS = 15.0
+TARGET_PAGE_P95_MS = 50.0
+#: the sweep with nothing due must cost less than this share of the sweep with 1% due
+TARGET_SWEEP_IDLE_SHARE = 0.01
+#: and the cost per due game at 1% must stay within this factor of the cost at 0.1%
+TARGET_SWEEP_PER_GAME_FACTOR = 2.0
+
+LOG_DIR = ROOT / "var" / "bench"
+
+
+# -- configuration --------------------------------------------------------------------------------
+def configure_django(db_url: str, broker_url: str) -> None:
+    """Production-like settings (DEBUG off, Redis broker) for this process and the server it
+    starts (bench/scale_settings.py on PYTHONPATH); ``.env`` files are ignored so that the
+    figures do not depend on a local one."""
+    os.environ.update(
+        {
+            "DJANGO_SETTINGS_MODULE": "scale_settings",  # bench/scale_settings.py
+            "PYTHONPATH": os.pathsep.join(
+                p for p in (str(ROOT / "bench"), os.environ.get("PYTHONPATH")) if p
+            ),
+            "ENV_FILE": str(LOG_DIR / "no.env"),
+            "DATABASE_URL": db_url,
+            "CELERY_BROKER_URL": broker_url,
+            "DEBUG": "False",
+            "SECRET_KEY": "bench-scale-not-secret",
+            "ALLOWED_HOSTS": "127.0.0.1,localhost,testserver",
+            "SECURE_SSL_REDIRECT": "False",
+        }
+    )
+    import django
+
+    django.setup()
+
+
+def admin_url(db_url: str) -> tuple[str, str]:
+    """The URL of the server's ``postgres`` database, and the name of the bench database."""
+    parts = urllib.parse.urlsplit(db_url)
+    name = parts.path.lstrip("/")
+    return urllib.parse.urlunsplit(parts._replace(path="/postgres")), name
+
+
+def ensure_database(db_url: str, refill: bool) -> None:
+    """Create the bench database if missing; with ``refill`` drop it first (only a database
+    whose name says it is a benchmark's)."""
+    import psycopg
+
+    url, name = admin_url(db_url)
+    with psycopg.connect(url, autocommit=True) as conn:
+        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone()
+        if exists and refill:
+            if "bench" not in name:
+                raise SystemExit(f"refusing to drop {name!r}: not a benchmark database")
+            print(f"dropping database {name}")
+            conn.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
+            exists = None
+        if not exists:
+            print(f"creating database {name}")
+            conn.execute(f'CREATE DATABASE "{name}"')
+
+
+def migrate() -> None:
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0, interactive=False)
+
+
+def collect_static() -> None:
+    """What a deploy runs: with DEBUG off the pages name the hashed files of its manifest
+    (collected into var/bench/static, see bench/scale_settings.py)."""
+    from django.core.management import call_command
+
+    call_command("collectstatic", verbosity=0, interactive=False)
+
+
+# -- trajectories: games played by the bots, reused by many game ids ------------------------------
+@dataclass
+class Trajectory:
+    """One game played to its end by greedy bots, with what a copy of any prefix needs."""
+
+    kind: str
+    players: int
+    options_json: str
+    setup_json: str
+    actions: list[str]
+    #: the seat that took each action
+    seats: list[int]
+    #: the seat to move after i actions (None once finished), for i = 0..len(actions)
+    to_move: list[int | None]
+    #: the number of events when the turn of to_move[i] began (Game.turn_seq)
+    turn_seq: list[int]
+    #: position -> the engine snapshot after that many actions, as JSON text
+    snapshots: dict[int, str]
+    scores: list[int]
+
+    @property
+    def checkpoints(self) -> list[int]:
+        """The positions of running copies: every stored snapshot but the final one."""
+        return sorted(p for p in self.snapshots if p < len(self.actions))
+
+
+def simulate(spec: tuple[str, int, int, int]) -> Trajectory:
+    """Play one game with greedy bots (kind, players, seed, checkpoints): deterministic."""
+    kind, players, seed, checkpoints = spec
+    cls = GAMES[kind]
+    rng = random.Random(seed)
+    options = {name: rng.random() < 0.2 for name in cls.OPTIONS}
+    setup = cls.deal(players, seed)
+    game = cls.new(players, setup, options)
+    bots = [GreedyBot(seed * 10 + i) for i in range(players)]
+    actions: list[str] = []
+    seats: list[int] = []
+    to_move: list[int | None] = [game.to_move]
+    while (seat := game.to_move) is not None:
+        action = bots[seat].choose(game)
+        game.apply(action, player=seat)
+        actions.append(action)
+        seats.append(seat)
+        to_move.append(game.to_move)
+    turn_seq = [0]
+    for i in range(1, len(actions) + 1):
+        turn_seq.append(turn_seq[-1] if to_move[i] == to_move[i - 1] else i)
+    wanted = {rng.randrange(len(actions)) for _ in range(checkpoints)} | {len(actions)}
+    replayed = cls.new(players, setup, options)
+    snapshots = {}
+    for i in range(len(actions) + 1):
+        if i in wanted:
+            snapshots[i] = json.dumps(replayed.snapshot())
+        if i < len(actions):
+            replayed.apply(actions[i], player=seats[i])
+    return Trajectory(
+        kind=kind,
+        players=players,
+        options_json=json.dumps(options),
+        setup_json=json.dumps(setup),
+        actions=actions,
+        seats=seats,
+        to_move=to_move,
+        turn_seq=turn_seq,
+        snapshots=snapshots,
+        scores=game.scores(),
+    )
+
+
+# -- the fill ------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class FillPlan:
+    """What the database holds; stored with the fill so that a different plan refills."""
+
+    games: int = 100_000
+    trajectories: int = 3_000
+    checkpoints: int = 8
+    seed: int = 2026
+    #: bumped whenever the fill writes something else, so that an older fill is redone
+    layout: int = 2
+
+    @property
+    def running(self) -> int:
+        return self.games // 2
+
+    @property
+    def cancelled(self) -> int:
+        return self.games // 100
+
+    @property
+    def waiting(self) -> int:
+        return self.games // 100
+
+    @property
+    def overdue(self) -> int:
+        """Running games whose deadline has passed when the fill ends: 1%."""
+        return self.running // 100
+
+    @property
+    def users(self) -> int:
+        return max(100, self.games // 5)
+
+
+DAYS_PER_MOVE = (1, 2, 3, 5, 7, 14)
+DAYS_WEIGHTS = (10, 15, 40, 20, 10, 5)
+
+
+@dataclass
+class GamePlan:
+    """One game of the fill: which trajectory, how far, who plays, and its clock."""
+
+    id: int
+    traj: int
+    status: str
+    seq: int
+    users: list[int]
+    days: int
+    created_at: datetime
+    started_at: datetime | None = None
+    finished_at: datetime | None = None
+    turn_started_at: datetime | None = None
+    deadline: datetime | None = None
+    reminder_at: datetime | None = None
+    #: when the last event before the current turn happened (the events are spread up to it)
+    last_event_at: datetime | None = None
+    seat_count: int = 0
+
+
+def simulate_all(plan: FillPlan) -> list[Trajectory]:
+    """The trajectories, on every core, or from the cache a previous fill left in var/bench/
+    (keyed by the plan and the engine's source, so a changed engine plays them again).
+
+    Nine in ten are of the board game: its greedy bot plays a game in ~15 ms, the card game's
+    in ~0.3 s; each player count gets a third of each kind.
+    """
+    engine = hashlib.sha256()
+    for path in sorted((ROOT / "games" / "engine").glob("*.py")):
+        engine.update(path.read_bytes())
+    key = f"{plan.trajectories}-{plan.checkpoints}-{plan.seed}-{engine.hexdigest()[:12]}"
+    cache = LOG_DIR / f"trajectories-{key}.pickle"
+    if cache.exists():
+        with cache.open("rb") as f:
+            trajs: list[Trajectory] = pickle.load(f)  # our own file, written below
+        print(f"  trajectories from {cache.relative_to(ROOT)}")
+        return trajs
+    specs = []
+    card_share = plan.trajectories // 10
+    for kind, count in (("keltis", plan.trajectories - card_share), ("keltis-cards", card_share)):
+        for i in range(count):
+            specs.append((kind, 2 + i % 3, plan.seed * 100_000 + len(specs), plan.checkpoints))
+    with multiprocessing.get_context("spawn").Pool(os.cpu_count() or 1) as pool:
+        trajs = pool.map(simulate, specs, chunksize=8)
+    LOG_DIR.mkdir(parents=True, exist_ok=True)
+    with cache.open("wb") as f:
+        pickle.dump(trajs, f, protocol=pickle.HIGHEST_PROTOCOL)
+    return trajs
+
+
+def plan_games(plan: FillPlan, trajs: list[Trajectory], now: datetime) -> list[GamePlan]:
+    """Every game of the fill, from the plan's seed; ``now`` is the moment the fill ends."""
+    from games.clock import next_reminder
+    from games.models import GameStatus
+
+    rng = random.Random(plan.seed)
+    by_shape: dict[tuple[str, int], list[int]] = {}
+    for i, t in enumerate(trajs):
+        by_shape.setdefault((t.kind, t.players), []).append(i)
+    statuses = (
+        [GameStatus.RUNNING] * plan.running
+        + [GameStatus.CANCELLED] * plan.cancelled
+        + [GameStatus.OPEN] * plan.waiting
+    )
+    statuses += [GameStatus.FINISHED] * (plan.games - len(statuses))
+    rng.shuffle(statuses)
+    running_ids = [i for i, s in enumerate(statuses) if s == GameStatus.RUNNING]
+    overdue = set(rng.sample(running_ids, plan.overdue))
+    games = []
+    for index, status in enumerate(statuses):
+        kind = rng.choice(("keltis", "keltis-cards"))
+        players = rng.randint(2, 4)
+        traj_index = rng.choice(by_shape[(kind, players)])
+        traj = trajs[traj_index]
+        days = rng.choices(DAYS_PER_MOVE, DAYS_WEIGHTS)[0]
+        game = GamePlan(
+            id=index + 1,
+            traj=traj_index,
+            status=status,
+            seq=0,
+            users=rng.sample(range(1, plan.users + 1), players),
+            days=days,
+            created_at=now,
+            seat_count=players,
+        )
+        move_gap = timedelta(hours=rng.uniform(0.5, 6))
+        if status == GameStatus.RUNNING:
+            game.seq = rng.choice(traj.checkpoints)
+            if index in overdue:  # the sweep missed it for up to an hour
+                turn_started = now - timedelta(days=days, seconds=rng.uniform(60, 3600))
+            else:
+                turn_started = now - timedelta(days=days * rng.uniform(0.01, 0.99))
+            game.turn_started_at = turn_started
+            game.deadline = turn_started + timedelta(days=days)
+            game.reminder_at = None if index in overdue else next_reminder(game.deadline, now)
+            turn_seq = traj.turn_seq[game.seq]
+            game.last_event_at = turn_started
+            game.started_at = turn_started - move_gap * turn_seq
+        elif status == GameStatus.FINISHED:
+            game.seq = len(traj.actions)
+            game.finished_at = now - timedelta(days=rng.uniform(1, 365))
+            game.last_event_at = game.finished_at
+            game.started_at = game.finished_at - move_gap * game.seq
+        else:  # waiting for players, or cancelled before it started: the creator and a few
+            game.seat_count = rng.randint(1, players - 1)
+            back = rng.uniform(0, 10) if status == GameStatus.OPEN else rng.uniform(10, 300)
+            game.created_at = now - timedelta(days=back)
+        if game.started_at is not None:
+            game.created_at = game.started_at - timedelta(hours=rng.uniform(0, 72))
+        games.append(game)
+    return games
+
+
+USER_COLUMNS = (
+    "id", "password", "last_login", "is_superuser", "username", "first_name", "last_name",
+    "is_staff", "is_active", "date_joined", "email", "display_name", "time_zone", "language",
+    "digest_hour", "email_mode",
+)  # fmt: skip
+GAME_COLUMNS = (
+    "id", "kind", "options", "player_count", "days_per_move", "status", "setup", "created_at",
+    "started_at", "finished_at", "seq", "to_move", "turn_started_at", "created_by_id",
+    "bank_cap_hours", "bank_increment_hours", "deadline", "max_timeouts", "reminder_at",
+    "turn_seq", "rated",
+)  # fmt: skip
+SEAT_COLUMNS = (
+    "id", "game_id", "index", "user_id", "bot", "joined_at", "score", "place", "bank_seconds",
+    "retired", "timeouts",
+)  # fmt: skip
+SNAPSHOT_COLUMNS = ("game_id", "seq", "data")
+EVENT_COLUMNS = (
+    "id", "game_id", "seq", "seat", "action", "created_at", "source", "prev_hash", "hash",
+)  # fmt: skip
+#: the events go in binary COPY (3-5x faster than text for 10+ million rows), which needs
+#: each column's exact type
+EVENT_TYPES = (
+    "int8", "int8", "int4", "int2", "varchar", "timestamptz", "varchar", "varchar", "varchar",
+)  # fmt: skip
+LOADED_TABLES = ("accounts_user", "games_game", "games_seat", "games_snapshot", "games_event")
+
+
+def user_rows(plan: FillPlan, now: datetime) -> Iterator[tuple[Any, ...]]:
+    for i in range(1, plan.users + 1):
+        yield (
+            i, "!bench-unusable", None, False, f"bench{i}", "", "", False, True,
+            now - timedelta(days=400), f"bench{i}@example.invalid", f"Bench player {i}", "UTC",
+            "en", 7, "every_turn",
+        )  # fmt: skip
+
+
+def game_row(game: GamePlan, traj: Trajectory) -> tuple[Any, ...]:
+    """Games between people are rated, but the fill makes no rating rows: its finished games
+    are marked unrated, or the periodic rating catch-up would see 48,000 games to rate."""
+    running = game.status == "running"
+    return (
+        game.id, traj.kind, traj.options_json, traj.players, game.days, game.status,
+        traj.setup_json, game.created_at, game.started_at, game.finished_at, game.seq,
+        traj.to_move[game.seq] if running else None, game.turn_started_at, game.users[0], 0, 0,
+        game.deadline, 3, game.reminder_at, traj.turn_seq[game.seq] if running else 0,
+        game.status != "finished",
+    )  # fmt: skip
+
+
+def seat_rows(first_id: int, game: GamePlan, traj: Trajectory) -> list[tuple[Any, ...]]:
+    finished = game.status == "finished"
+    rows = []
+    for index in range(game.seat_count):
+        score = place = None
+        if finished:
+            score = traj.scores[index]
+            place = 1 + sum(1 for other in traj.scores if other > score)
+        rows.append(
+            (first_id + index, game.id, index, game.users[index], "", game.created_at, score,
+             place, 0, False, 0)
+        )  # fmt: skip
+    return rows
+
+
+def event_rows(first_id: int, game: GamePlan, traj: Trajectory) -> list[tuple[Any, ...]]:
+    """The event rows of one game, in order: the first ``game.seq`` actions of its trajectory,
+    spread from its start to its last move (the actions of the turn under way a minute apart).
+
+    The only place event rows are made: a new column of the event table belongs here (and in
+    ``EVENT_COLUMNS`` and ``EVENT_TYPES``), e.g. a hash chained through the game's rows.
+    """
+    if not game.seq:
+        return []
+    assert game.started_at is not None and game.last_event_at is not None
+    turn_seq = traj.turn_seq[game.seq] if game.status == "running" else game.seq
+    span = game.last_event_at - game.started_at
+    # the hash chain the model would write (games.event_chain), from the game's genesis
+    prev = genesis_hash(
+        SimpleNamespace(
+            pk=game.id, kind=traj.kind, player_count=traj.players,
+            options=json.loads(traj.options_json), setup=json.loads(traj.setup_json),
+        )
+    )
+    rows = []
+    for seq in range(1, game.seq + 1):
+        if seq <= turn_seq:
+            at = game.started_at + span * seq / turn_seq
+        else:
+            at = game.last_event_at + timedelta(minutes=seq - turn_seq)
+        seat, action = traj.seats[seq - 1], traj.actions[seq - 1]
+        digest = event_hash(
+            game_id=game.id, seq=seq, seat=seat, action=action, source="player", created_at=at,
+            prev_hash=prev,
+        )
+        rows.append((first_id + seq - 1, game.id, seq, seat, action, at, "player", prev, digest))
+        prev = digest
+    return rows
+
+
+def copy_rows(
+    cur: Any,
+    table: str,
+    columns: Sequence[str],
+    rows: Iterable[tuple[Any, ...]],
+    types: Sequence[str] | None = None,
+) -> int:
+    """COPY the rows in: as text, or in binary with the columns' ``types``. FREEZE: the table
+    was truncated in this transaction, so the rows are written frozen and visible to
+    index-only scans without a vacuum."""
+    count = 0
+    cols = ", ".join(f'"{c}"' for c in columns)
+    options = "FORMAT BINARY, FREEZE" if types else "FREEZE"
+    with cur.copy(f"COPY {table} ({cols}) FROM STDIN WITH ({options})") as copy:
+        if types:
+            copy.set_types(list(types))
+        for row in rows:
+            copy.write_row(row)
+            count += 1
+    return count
+
+
+@contextmanager
+def without_constraints(cur: Any, tables: Sequence[str]) -> Iterator[None]:
+    """Drop the tables' indexes and constraints (the primary keys stay) and make them again
+    afterwards from their own definitions: PostgreSQL's advice for a bulk load (one index
+    build and one foreign-key check per table instead of one per row)."""
+    constraints: list[tuple[str, str, str, str]] = []
+    indexes: list[tuple[str, str]] = []
+    for table in tables:
+        constraints += cur.execute(
+            "SELECT %s, conname, contype, pg_get_constraintdef(oid) FROM pg_constraint "
+            "WHERE conrelid = %s::regclass AND contype <> 'p'",
+            [table, table],
+        ).fetchall()
+        indexes += cur.execute(
+            "SELECT i.indexrelid::regclass::text, pg_get_indexdef(i.indexrelid) FROM pg_index i "
+            "WHERE i.indrelid = %s::regclass AND NOT i.indisprimary AND NOT EXISTS ("
+            "  SELECT 1 FROM pg_constraint c WHERE c.conindid = i.indexrelid"
+            "  AND c.conrelid = i.indrelid)",
+            [table],
+        ).fetchall()
+    constraints.sort(key=lambda c: c[2] != "f")  # foreign keys go first, come back last
+    for table, name, _, _ in constraints:
+        cur.execute(f'ALTER TABLE {table} DROP CONSTRAINT "{name}"')
+    for name, _ in indexes:
+        cur.execute(f"DROP INDEX {name}")
+    yield
+    for _, definition in indexes:
+        cur.execute(definition)
+    for table, name, _, definition in reversed(constraints):
+        cur.execute(f'ALTER TABLE {table} ADD CONSTRAINT "{name}" {definition}')
+
+
+MARKER = "bench_fill"
+
+
+def stored_fill(cur: Any) -> dict[str, Any] | None:
+    """The marker a finished fill leaves: its plan, when and how fast it ran, its row counts."""
+    if cur.execute("SELECT to_regclass(%s)", [MARKER]).fetchone()[0] is None:
+        return None
+    row = cur.execute(f"SELECT info FROM {MARKER}").fetchone()
+    return row[0] if row else None
+
+
+def fill(db_url: str, plan: FillPlan) -> dict[str, Any]:
+    """Load the plan's games in one transaction (an interrupted fill leaves nothing)."""
+    import psycopg
+    from psycopg.types.json import Jsonb
+
+    stages: dict[str, float] = {}
+    start = time.perf_counter()
+    trajs = simulate_all(plan)
+    stages["simulate"] = time.perf_counter() - start
+    print(
+        f"  {len(trajs)} trajectories played by greedy bots in {stages['simulate']:.1f} s "
+        f"({sum(len(t.actions) for t in trajs) / len(trajs):.0f} actions a game on average)"
+    )
+    now = datetime.now(UTC).replace(microsecond=0)
+    games = plan_games(plan, trajs, now)
+    counts: dict[str, int] = {}
+    with psycopg.connect(db_url) as conn, conn.cursor() as cur:
+        cur.execute("SET maintenance_work_mem = '512MB'")
+        cur.execute(f"DROP TABLE IF EXISTS {MARKER}")
+        cur.execute(f"TRUNCATE {', '.join(LOADED_TABLES)} CASCADE")
+
+        def load(
+            table: str,
+            columns: Sequence[str],
+            rows: Iterable[tuple[Any, ...]],
+            types: Sequence[str] | None = None,
+        ) -> None:
+            mark = time.perf_counter()
+            counts[table] = copy_rows(cur, table, columns, rows, types)
+            print(f"  COPY {table}: {counts[table]:,} rows in {time.perf_counter() - mark:.1f} s")
+
+        with without_constraints(cur, LOADED_TABLES):
+            mark = time.perf_counter()
+            load("accounts_user", USER_COLUMNS, user_rows(plan, now))
+            load("games_game", GAME_COLUMNS, (game_row(g, trajs[g.traj]) for g in games))
+            load("games_seat", SEAT_COLUMNS, _seats(games, trajs))
+            load(
+                "games_snapshot",
+                SNAPSHOT_COLUMNS,
+                (
+                    (g.id, g.seq, trajs[g.traj].snapshots[g.seq])
+                    for g in games
+                    if g.status in ("running", "finished")
+                ),
+            )
+            load("games_event", EVENT_COLUMNS, _events(games, trajs), EVENT_TYPES)
+            stages["copy"] = time.perf_counter() - mark
+            mark = time.perf_counter()
+        stages["indexes and constraints"] = time.perf_counter() - mark
+        print(f"  indexes and constraints made again in {stages['indexes and constraints']:.1f} s")
+        for table in ("accounts_user", "games_game", "games_seat", "games_event"):
+            cur.execute(
+                f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), "
+                f"(SELECT max(id) FROM {table}))"
+            )
+        info = {
+            "plan": asdict(plan),
+            "now": now.isoformat(),
+            "filled_at": datetime.now(UTC).isoformat(timespec="seconds"),
+            "counts": counts,
+            "stages": stages,
+        }
+        cur.execute(f"CREATE TABLE {MARKER} (info jsonb NOT NULL)")
+        cur.execute(f"INSERT INTO {MARKER} VALUES (%s)", [Jsonb(info)])
+        conn.commit()
+        mark = time.perf_counter()
+        conn.autocommit = True
+        cur.execute(f"ANALYZE {', '.join(LOADED_TABLES)}")
+        stages["analyze"] = time.perf_counter() - mark
+    stages["total"] = time.perf_counter() - start
+    with psycopg.connect(db_url, autocommit=True) as conn:
+        conn.execute(f"UPDATE {MARKER} SET info = info || %s", [Jsonb({"stages": stages})])
+    info["stages"] = stages
+    return info
+
+
+def _seats(games: list[GamePlan], trajs: list[Trajectory]) -> Iterator[tuple[Any, ...]]:
+    next_id = 1
+    for game in games:
+        rows = seat_rows(next_id, game, trajs[game.traj])
+        next_id += len(rows)
+        yield from rows
+
+
+def _events(games: list[GamePlan], trajs: list[Trajectory]) -> Iterator[tuple[Any, ...]]:
+    next_id = 1
+    for game in games:
+        rows = event_rows(next_id, game, trajs[game.traj])
+        next_id += len(rows)
+        yield from rows
+
+
+def table_sizes(db_url: str) -> list[tuple[str, int, int]]:
+    """Rows and bytes (indexes and TOAST included) of the tables the fill loads."""
+    import psycopg
+
+    with psycopg.connect(db_url, autocommit=True) as conn:
+        return [
+            (
+                table,
+                conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0],
+                conn.execute("SELECT pg_total_relation_size(%s)", [table]).fetchone()[0],
+            )
+            for table in LOADED_TABLES
+        ]
+
+
+def bench_fill(args: argparse.Namespace, plan: FillPlan) -> list[str]:
+    import psycopg
+
+    with psycopg.connect(args.db, autocommit=True) as conn, conn.cursor() as cur:
+        stored = stored_fill(cur)
+    if stored is not None and stored["plan"] != asdict(plan):
+        raise SystemExit(
+            f"the database holds another fill ({stored['plan']}): run again with --refill"
+        )
+    if stored is None:
+        print("filling (nothing to skip: no finished fill in this database)")
+        stored = fill(args.db, plan)
+        lines = ["filled now:"]
+    else:
+        lines = [f"already filled at {stored['filled_at']} (--refill to redo):"]
+    lines.append(
+        "fill time: "
+        + ", ".join(f"{name} {seconds:.1f} s" for name, seconds in stored["stages"].items())
+    )
+    for table, rows, size in table_sizes(args.db):
+        loaded = stored["counts"][table]
+        changed = f" ({rows - loaded:+,} since the fill)" if rows != loaded else ""
+        lines.append(f"  {table:<15} {rows:>12,} rows {size / 2**20:>9,.0f} MiB{changed}")
+    return lines
+
+
+# -- measuring -----------------------------------------------------------------------------------
+@dataclass
+class Figure:
+    """One measured line of the summary table."""
+
+    what: str
+    samples: list[float]  # milliseconds
+    target: float | None = None  # p95 target, ms
+    queries: float | None = None
+    #: CPU time of this process (server-side figures): what the code costs, without the
+    #: waiting that other work on the machine adds to the elapsed time
+    cpu: list[float] | None = None
+    #: CPU time of the HTTP server process per request (its mean: counted in clock ticks)
+    server_cpu: list[float] | None = None
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.samples)
+
+    @property
+    def p95(self) -> float:
+        return statistics.quantiles(self.samples, n=100, method="inclusive")[94]
+
+    def line(self, floor: Figure | None = None) -> str:
+        text = f"{self.what}: median {self.median:.2f} ms, p95 {self.p95:.2f} ms"
+        text += f" over {len(self.samples)}"
+        if self.queries is not None:
+            text += f", {self.queries:.1f} queries"
+        if self.cpu:
+            text += f", CPU median {statistics.median(self.cpu):.2f} ms"
+        if self.server_cpu:
+            text += f", server CPU mean {statistics.mean(self.server_cpu):.1f} ms"
+        if floor is not None:
+            text += f", {self.median / floor.median:.1f}x / {self.p95 / floor.p95:.1f}x floor"
+        if self.target is not None:
+            verdict = "PASS" if self.p95 < self.target else "MISS"
+            text += f"  [target p95 < {self.target:.0f} ms: {verdict}]"
+        return text
+
+
+@dataclass
+class Results:
+    figures: dict[str, Figure] = field(default_factory=dict)
+    sweep: list[str] = field(default_factory=list)
+    sweep_verdict: str = ""
+
+
+@contextmanager
+def count_queries() -> Iterator[list[int]]:
+    """Count the queries Django sends (a wrapper: cheap enough to leave on while timing)."""
+    from django.db import connection
+
+    box = [0]
+
+    def wrapper(execute: Callable[..., Any], sql: str, params: Any, many: bool, ctx: Any) -> Any:
+        box[0] += 1
+        return execute(sql, params, many, ctx)
+
+    with connection.execute_wrapper(wrapper):
+        yield box
+
+
+def running_ids(rng: random.Random, n: int) -> list[int]:
+    """``n`` distinct random running games whose seat to move is a person."""
+    from games.models import Game, GameStatus
+
+    ids = list(
+        Game.objects.filter(status=GameStatus.RUNNING, deadline__isnull=False).values_list(
+            "pk", flat=True
+        )
+    )
+    return rng.sample(ids, min(n, len(ids)))
+
+
+def turn_of(game_id: int) -> tuple[Any, Any, str]:
+    """The game, the user to move and the greedy bot's action for them (not timed)."""
+    from games.models import Game, Seat
+    from games.services import engine_state
+
+    game = Game.objects.get(pk=game_id)
+    seat = Seat.objects.select_related("user").get(game=game, index=game.to_move)
+    action = GreedyBot(game.pk + game.seq).choose(engine_state(game))
+    return game, seat.user, action
+
+
+def bench_floor(args: argparse.Namespace, results: Results) -> list[str]:
+    """PostgreSQL's floor for one action: a bare transaction (plain psycopg, no Django) that
+    INSERTs an event-like row and UPDATEs a snapshot-sized row, on tables shaped like the
+    event and snapshot tables (a unique (game, seq) index; a TOASTed jsonb document)."""
+    import psycopg
+
+    rng = random.Random(args.seed + 1)
+    states = 10_000
+    with psycopg.connect(args.db) as conn:
+        conn.execute(
+            "CREATE TABLE IF NOT EXISTS bench_floor_event (id bigint GENERATED BY DEFAULT AS "
+            "IDENTITY PRIMARY KEY, game_id bigint NOT NULL, seq integer NOT NULL, seat smallint "
+            "NOT NULL, action varchar(40) NOT NULL, created_at timestamptz NOT NULL, source "
+            "varchar(10) NOT NULL, UNIQUE (game_id, seq))"
+        )
+        conn.execute(
+            "CREATE INDEX IF NOT EXISTS bench_floor_event_game ON bench_floor_event (game_id)"
+        )
+        conn.execute(
+            "CREATE TABLE IF NOT EXISTS bench_floor_state (id bigint PRIMARY KEY, seq integer "
+            "NOT NULL, data jsonb NOT NULL)"
+        )
+        sample = conn.execute(
+            "SELECT data::text FROM games_snapshot WHERE game_id IN "
+            "(SELECT id FROM games_game WHERE status = 'running' LIMIT 50)"
+        ).fetchall()
+        if not conn.execute("SELECT 1 FROM bench_floor_state LIMIT 1").fetchone():
+            with conn.cursor().copy("COPY bench_floor_state (id, seq, data) FROM STDIN") as copy:
+                for i in range(1, states + 1):
+                    copy.write_row((i, 0, sample[i % len(sample)][0]))
+        conn.commit()
+        seqs = dict(conn.execute("SELECT id, seq FROM bench_floor_state").fetchall())
+        conn.commit()
+        times = []
+        for n in range(args.samples + 10):
+            state = rng.randint(1, states)
+            seq = seqs[state] + 1
+            data = sample[n % len(sample)][0]
+            start = time.perf_counter()
+            conn.execute(
+                "INSERT INTO bench_floor_event (game_id, seq, seat, action, created_at, source) "
+                "VALUES (%s, %s, %s, %s, now(), 'player')",
+                [state, seq, n % 4, "play r7"],
+            )
+            conn.execute(
+                "UPDATE bench_floor_state SET seq = %s, data = %s WHERE id = %s",
+                [seq, data, state],
+            )
+            conn.commit()
+            elapsed = (time.perf_counter() - start) * 1000
+            seqs[state] = seq
+            if n >= 10:  # the first ones warm the connection and its prepared statements
+                times.append(elapsed)
+    figure = Figure("floor: INSERT + UPDATE + COMMIT (psycopg)", times)
+    results.figures["floor"] = figure
+    return [figure.line()]
+
+
+def bench_action(args: argparse.Namespace, results: Results) -> list[str]:
+    """``action_submit`` in this process: the seat to move of a random running game plays
+    the greedy bot's choice, the after-commit hooks (Celery on Redis) included."""
+    from games.services import action_submit
+
+    rng = random.Random(args.seed + 2)
+    times: list[float] = []
+    cpu: list[float] = []
+    queries: list[int] = []
+    for n, game_id in enumerate(running_ids(rng, args.samples + 10)):
+        game, user, action = turn_of(game_id)
+        with count_queries() as box:
+            start, start_cpu = time.perf_counter(), time.process_time()
+            action_submit(
+                game_id=game.pk, seat=game.to_move, action=action, expected_seq=game.seq, user=user
+            )
+            elapsed = (time.perf_counter() - start) * 1000
+            used = (time.process_time() - start_cpu) * 1000
+        if n >= 10:
+            times.append(elapsed)
+            cpu.append(used)
+            queries.append(box[0])
+    figure = Figure(
+        "action, server side (action_submit)",
+        times,
+        TARGET_ACTION_P95_MS,
+        statistics.mean(queries),
+        cpu=cpu,
+    )
+    results.figures["action"] = figure
+    return [figure.line(results.figures.get("floor"))]
+
+
+def login_cookie(user: Any) -> str:
+    """A session cookie of ``user`` (what a login leaves), made in the session table."""
+    from django.conf import settings
+    from django.test import Client
+
+    client = Client()
+    client.force_login(user)
+    return client.cookies[settings.SESSION_COOKIE_NAME].value
+
+
+class Browser:
+    """A minimal HTTP/1.1 client: cookies and forms as a browser sends them, on one kept-alive
+    connection (as a reverse proxy keeps to the app server); the samples switch its cookies."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        self.cookies: dict[str, str] = {}
+
+    def request(
+        self, method: str, path: str, form: dict[str, str] | None = None
+    ) -> tuple[int, str, http.client.HTTPResponse]:
+        headers = {"Cookie": "; ".join(f"{k}={v}" for k, v in self.cookies.items())}
+        body = None
+        if form is not None:
+            body = urllib.parse.urlencode(form)
+            headers["Content-Type"] = "application/x-www-form-urlencoded"
+            headers["Origin"] = f"http://127.0.0.1:{self.port}"
+        try:
+            self.conn.request(method, path, body=body, headers=headers)
+            response = self.conn.getresponse()
+        except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):
+            self.conn.close()  # the server closed a kept-alive connection: open a new one
+            self.conn.request(method, path, body=body, headers=headers)
+            response = self.conn.getresponse()
+        text = response.read().decode()
+        for header in response.headers.get_all("Set-Cookie") or []:
+            for name, morsel in SimpleCookie(header).items():
+                self.cookies[name] = morsel.value
+        return response.status, text, response
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+FORM_FIELD = re.compile(r'name="(csrfmiddlewaretoken|action|seq)" value="([^"]*)"')
+
+
+def page_form(text: str) -> tuple[str, str, list[str]]:
+    """The CSRF token, the seq and the actions of the page's action buttons."""
+    token, seq, actions = "", "", []
+    for name, value in FORM_FIELD.findall(text):
+        value = html.unescape(value)
+        if name == "csrfmiddlewaretoken":
+            token = value
+        elif name == "seq":
+            seq = value
+        else:
+            actions.append(value)
+    return token, seq, actions
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@dataclass(frozen=True)
+class Server:
+    port: int
+    pid: int
+
+    def cpu_ms(self) -> float | None:
+        """CPU time the server process has used so far (Linux; counted in clock ticks, so
+        only a sum over many requests says something)."""
+        try:
+            fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            return None
+        return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")
+
+
+#: ``manage.py runserver --noreload`` with Nagle's algorithm off on its sockets, as nginx and
+#: production servers have it: runserver writes a response's headers and body in two sends,
+#: so on a kept-alive connection the body waited for the client's delayed ACK (~40 ms a
+#: request, measured here: 80 ms kept alive against 45 ms on a new connection).
+RUNSERVER = """
+import sys
+from django.core.servers import basehttp
+basehttp.WSGIRequestHandler.disable_nagle_algorithm = True
+from django.core.management import execute_from_command_line
+execute_from_command_line(["manage.py", "runserver", "--noreload", sys.argv[1]])
+"""
+
+
+@contextmanager
+def http_server() -> Iterator[Server]:
+    """Django's runserver (see ``RUNSERVER``) on a free loopback port, with this process's
+    settings (DEBUG off); stopped (by its process id) afterwards."""
+    port = free_port()
+    LOG_DIR.mkdir(parents=True, exist_ok=True)
+    with open(LOG_DIR / "runserver.log", "w") as log:
+        proc = subprocess.Popen(
+            [sys.executable, "-c", RUNSERVER, f"127.0.0.1:{port}"],
+            cwd=ROOT,
+            env=os.environ.copy(),
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+        try:
+            deadline = time.monotonic() + 60
+            while True:
+                if proc.poll() is not None:
+                    raise RuntimeError(f"runserver exited; see {LOG_DIR / 'runserver.log'}")
+                try:
+                    with socket.create_connection(("127.0.0.1", port), timeout=1):
+                        break
+                except OSError:
+                    if time.monotonic() > deadline:
+                        raise
+                    time.sleep(0.2)
+            yield Server(port, proc.pid)
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+
+def bench_action_http(args: argparse.Namespace, results: Results, server: Server) -> list[str]:
+    """The same action through HTTP: the player (logged in by session cookie) GETs the game
+    page, then POSTs the chosen button's form with its CSRF token; only the POST is timed."""
+    from games.models import Game
+
+    rng = random.Random(args.seed + 3)
+    times: list[float] = []
+    server_cpu: list[float] = []
+    refused = 0
+    browser = Browser(server.port)
+    for n, game_id in enumerate(running_ids(rng, args.samples + 10)):
+        game, user, action = turn_of(game_id)
+        browser.cookies = {"sessionid": login_cookie(user)}
+        status, text, _ = browser.request("GET", f"/games/{game_id}/")
+        token, seq, actions = page_form(text)
+        if status != 200 or not actions:
+            raise RuntimeError(f"game {game_id}: page {status} without action buttons")
+        if action not in actions:
+            action = rng.choice(actions)
+        form = {"csrfmiddlewaretoken": token, "action": action, "seq": seq}
+        cpu_before = server.cpu_ms()
+        start = time.perf_counter()
+        status, _, _ = browser.request("POST", f"/games/{game_id}/act/", form)
+        elapsed = (time.perf_counter() - start) * 1000
+        cpu_after = server.cpu_ms()
+        if status != 303 or Game.objects.get(pk=game_id).seq != game.seq + 1:
+            refused += 1
+            continue
+        if n >= 10:
+            times.append(elapsed)
+            if cpu_before is not None and cpu_after is not None:
+                server_cpu.append(cpu_after - cpu_before)
+    browser.close()
+    if refused:
+        raise RuntimeError(f"{refused} actions over HTTP were not applied")
+    figure = Figure(
+        "action over HTTP (POST of the page's form)",
+        times,
+        TARGET_ACTION_P95_MS,
+        server_cpu=server_cpu,
+    )
+    results.figures["action_http"] = figure
+    return [figure.line(results.figures.get("floor"))]
+
+
+def bench_page(args: argparse.Namespace, results: Results) -> list[str]:
+    """The game page of the seat to move (the heaviest: its legal actions as buttons) through
+    Django's test client in this process."""
+    from django.test import Client
+
+    rng = random.Random(args.seed + 4)
+    times: list[float] = []
+    cpu: list[float] = []
+    queries: list[int] = []
+    client = Client()  # one client: a new one would load the middleware (whitenoise) again
+    for n, game_id in enumerate(running_ids(rng, args.samples + 10)):
+        _, user, _ = turn_of(game_id)
+        client.force_login(user)
+        with count_queries() as box:
+            start, start_cpu = time.perf_counter(), time.process_time()
+            response = client.get(f"/games/{game_id}/")
+            elapsed = (time.perf_counter() - start) * 1000
+            used = (time.process_time() - start_cpu) * 1000
+        if response.status_code != 200:
+            raise RuntimeError(f"game {game_id}: page {response.status_code}")
+        if n >= 10:
+            times.append(elapsed)
+            cpu.append(used)
+            queries.append(box[0])
+    figure = Figure(
+        "game page, server side (test client)",
+        times,
+        TARGET_PAGE_P95_MS,
+        statistics.mean(queries),
+        cpu=cpu,
+    )
+    results.figures["page"] = figure
+    return [figure.line()]
+
+
+def bench_page_http(args: argparse.Namespace, results: Results, server: Server) -> list[str]:
+    """The same page GET through HTTP, the player's session cookie sent."""
+    rng = random.Random(args.seed + 5)
+    times: list[float] = []
+    server_cpu: list[float] = []
+    browser = Browser(server.port)
+    for n, game_id in enumerate(running_ids(rng, args.samples + 10)):
+        _, user, _ = turn_of(game_id)
+        browser.cookies = {"sessionid": login_cookie(user)}
+        cpu_before = server.cpu_ms()
+        start = time.perf_counter()
+        status, _, _ = browser.request("GET", f"/games/{game_id}/")
+        elapsed = (time.perf_counter() - start) * 1000
+        cpu_after = server.cpu_ms()
+        if status != 200:
+            raise RuntimeError(f"game {game_id}: page {status}")
+        if n >= 10:
+            times.append(elapsed)
+            if cpu_before is not None and cpu_after is not None:
+                server_cpu.append(cpu_after - cpu_before)
+    browser.close()
+    figure = Figure(
+        "game page over HTTP (GET)", times, TARGET_PAGE_P95_MS, server_cpu=server_cpu
+    )
+    results.figures["page_http"] = figure
+    return [figure.line()]
+
+
+# -- the deadline sweep --------------------------------------------------------------------------
+def quiet_moment() -> datetime:
+    """A moment just before any running game's deadline or reminder: nothing is due then."""
+    from django.db.models import Min
+
+    from games.models import Game, GameStatus
+
+    found = Game.objects.filter(status=GameStatus.RUNNING).aggregate(
+        deadline=Min("deadline"), reminder=Min("reminder_at")
+    )
+    first = min(v for v in found.values() if v is not None)
+    return first - timedelta(minutes=1)
+
+
+def arm(rng: random.Random, n: int, at: datetime) -> list[int]:
+    """Make ``n`` random running games overdue at ``at``: their turn began ``days_per_move``
+    and up to an hour before (a sweep that fell behind), their reminders were sent."""
+    from django.db import connection
+
+    ids = running_ids(rng, n)
+    lateness = [timedelta(seconds=rng.uniform(1, 3600)) for _ in ids]
+    with connection.cursor() as cur:
+        cur.execute(
+            "UPDATE games_game g SET deadline = v.deadline, reminder_at = NULL, "
+            "turn_started_at = v.deadline - make_interval(days => g.days_per_move) "
+            "FROM unnest(%s::bigint[], %s::timestamptz[]) AS v(id, deadline) WHERE g.id = v.id",
+            [ids, [at - late for late in lateness]],
+        )
+    return ids
+
+
+def due_counts(now: datetime) -> tuple[int, int]:
+    from games.models import Game, GameStatus
+
+    running = Game.objects.filter(status=GameStatus.RUNNING)
+    return (
+        running.filter(deadline__lte=now).count(),
+        running.filter(reminder_at__lte=now).count(),
+    )
+
+
+def bench_sweep(args: argparse.Namespace, results: Results) -> list[str]:
+    """``sweep_deadlines`` (what beat runs every minute) with 0, 0.1% and 1% of the running
+    games due: the clock is moved (time-machine) to a moment before anything else is due and
+    that many random games are made overdue at it."""
+    import time_machine
+    from django.db import connection
+
+    from games import timeouts
+    from games.models import Game, GameStatus
+    from games.tasks import sweep_deadlines
+
+    rng = random.Random(args.seed + 6)
+    running = Game.objects.filter(status=GameStatus.RUNNING).count()
+    lines = [f"{running:,} running games"]
+    shares = ((0.0, args.sweep_idle_repeats), (0.001, 3), (0.01, args.sweep_repeats))
+    measured: dict[float, list[tuple[float, int, int]]] = {}
+    explained = False
+    for share, repeats in shares:
+        n = round(running * share)
+        for _ in range(repeats):
+            moment = quiet_moment()
+            arm(rng, n, moment)
+            with time_machine.travel(moment, tick=True):
+                due = due_counts(timezone_now())
+                if due != (n, 0):
+                    raise RuntimeError(f"expected {n} timeouts and no reminder due, got {due}")
+                if share == 0.01 and not explained:
+                    lines += explain_sweep(connection, timeouts, timezone_now())
+                    explained = True
+                with count_queries() as box:
+                    start = time.perf_counter()
+                    counts = sweep_deadlines()
+                    elapsed = (time.perf_counter() - start) * 1000
+                played = sum(v for k, v in counts.items() if k.startswith("timeout_"))
+                if played != n:
+                    raise RuntimeError(f"the sweep applied {counts}, not {n} timeouts")
+            measured.setdefault(share, []).append((elapsed, box[0], n))
+    for share, runs in measured.items():
+        ms = statistics.median(r[0] for r in runs)
+        n = runs[0][2]
+        per_game = f", {ms / n:.1f} ms a game due" if n else ""
+        lines.append(
+            f"{share:6.1%} due ({n:>4} games): sweep median {ms:9.1f} ms over {len(runs)} runs, "
+            f"{statistics.median(r[1] for r in runs):.0f} queries{per_game}"
+        )
+    idle = statistics.median(r[0] for r in measured[0.0])
+    tenth = statistics.median(r[0] for r in measured[0.001])
+    full = statistics.median(r[0] for r in measured[0.01])
+    n_tenth, n_full = measured[0.001][0][2], measured[0.01][0][2]
+    factor = ((full - idle) / n_full) / ((tenth - idle) / n_tenth)
+    ok = idle < TARGET_SWEEP_IDLE_SHARE * full and factor < TARGET_SWEEP_PER_GAME_FACTOR
+    results.sweep_verdict = (
+        f"nothing due {idle:.1f} ms; per game due {(full - idle) / n_full:.1f} ms at 1% vs "
+        f"{(tenth - idle) / n_tenth:.1f} ms at 0.1% ({factor:.2f}x)"
+    )
+    results.figures["sweep_idle"] = Figure("sweep, nothing due", [r[0] for r in measured[0.0]])
+    results.figures["sweep_tenth"] = Figure("sweep, 0.1% due", [r[0] for r in measured[0.001]])
+    results.figures["sweep_full"] = Figure("sweep, 1% due", [r[0] for r in measured[0.01]])
+    lines.append(
+        f"in proportion to the games due: {results.sweep_verdict}  "
+        f"[target: idle < {TARGET_SWEEP_IDLE_SHARE:.0%} of the 1% sweep and per-game cost "
+        f"within {TARGET_SWEEP_PER_GAME_FACTOR:.0f}x: {'PASS' if ok else 'MISS'}]"
+    )
+    results.sweep.append("PASS" if ok else "MISS")
+    return lines + bench_sweep_bots(args, results)
+
+
+def bench_sweep_bots(args: argparse.Namespace, results: Results) -> list[str]:
+    """The other per-minute sweep over running games, ``sweep_bots``: with no bot waiting (as
+    here: every seat is a person) it should cost next to nothing."""
+    from django.db import connection
+
+    from games import bot_play
+    from games.tasks import sweep_bots
+
+    times = []
+    for _ in range(args.sweep_idle_repeats):
+        start = time.perf_counter()
+        woken = sweep_bots()
+        times.append((time.perf_counter() - start) * 1000)
+        if woken:
+            raise RuntimeError(f"sweep_bots woke {woken} games: the fill has no bot seats")
+    figure = Figure("sweep_bots, nothing waiting", times)
+    results.figures["sweep_bots"] = figure
+    with captured_sql(connection) as sql:
+        bot_play.games_waiting_for_bots()
+    with connection.cursor() as cur:
+        cur.execute(f"EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) {sql[0]}")
+        plan = [f"    {row[0]}" for row in cur.fetchall()]
+    return [figure.line(), "EXPLAIN games_waiting_for_bots:", *plan]
+
+
+@contextmanager
+def captured_sql(connection: Any) -> Iterator[list[str]]:
+    """The SQL of the queries sent, as run (for EXPLAIN)."""
+    from django.test.utils import CaptureQueriesContext
+
+    sql: list[str] = []
+    with CaptureQueriesContext(connection) as captured:
+        yield sql
+    sql += [q["sql"] for q in captured.captured_queries]
+
+
+def timezone_now() -> datetime:
+    from django.utils import timezone
+
+    return timezone.now()
+
+
+def explain_sweep(connection: Any, timeouts: Any, now: datetime) -> list[str]:
+    """EXPLAIN ANALYZE of the sweep's two queries as Django sends them (read only)."""
+    lines = []
+    for name, query in (
+        ("due_reminders", timeouts.due_reminders),
+        ("due_deadlines", timeouts.due_deadlines),
+    ):
+        with captured_sql(connection) as sql:
+            query(now)
+        with connection.cursor() as cur:
+            cur.execute(f"EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) {sql[0]}")
+            plan = [row[0] for row in cur.fetchall()]
+        lines.append(f"EXPLAIN {name} (1% due):")
+        lines += [f"    {row}" for row in plan]
+    return lines
+
+
+# -- main ----------------------------------------------------------------------------------------
+def machine() -> str:
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    load = os.getloadavg()
+    return (
+        f"{os.cpu_count()} cores ({cpu}), load average {load[0]:.1f} at the start, "
+        f"python {sys.version.split()[0]}"
+    )
+
+
+def purge_broker() -> None:
+    """Drop the tasks the actions queued (no worker consumes the benchmark's broker)."""
+    from keltis_site.celery import app
+
+    try:
+        app.control.purge()
+    except Exception as exc:  # the figures are printed already; say it and go on
+        print(f"could not purge the broker: {exc}")
+
+
+def summary(results: Results) -> list[str]:
+    """The README table: what, target, median / p95, ratio to the floor, verdict."""
+    floor = results.figures.get("floor")
+    rows = [
+        "| what | target | median | p95 | ratio to floor (median / p95) | CPU | |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for key, figure in results.figures.items():
+        if key.startswith("sweep"):
+            continue
+        ratio = (
+            f"{figure.median / floor.median:.1f}x / {figure.p95 / floor.p95:.1f}x"
+            if floor and key != "floor"
+            else ""
+        )
+        target = f"p95 < {figure.target:.0f} ms" if figure.target else ""
+        verdict = ("PASS" if figure.p95 < figure.target else "MISS") if figure.target else ""
+        cpu = ""
+        if figure.cpu:
+            cpu = f"{statistics.median(figure.cpu):.1f} ms (median)"
+        elif figure.server_cpu:
+            cpu = f"{statistics.mean(figure.server_cpu):.1f} ms (server, mean)"
+        rows.append(
+            f"| {figure.what} | {target} | {figure.median:.2f} ms | {figure.p95:.2f} ms | "
+            f"{ratio} | {cpu} | {verdict} |"
+        )
+    if results.sweep_verdict:
+        rows.append(
+            f"| deadline sweep, 0 / 0.1% / 1% of running games due | in proportion to games due "
+            f"| {results.figures['sweep_idle'].median:.1f} / "
+            f"{results.figures['sweep_tenth'].median:.0f} / "
+            f"{results.figures['sweep_full'].median:.0f} ms | | {results.sweep_verdict} | | "
+            f"{results.sweep[0]} |"
+        )
+    bots = results.figures.get("sweep_bots")
+    if bots is not None:
+        rows.append(
+            f"| sweep_bots (beat, every minute), no bot waiting | in proportion to games waiting "
+            f"| {bots.median:.1f} ms | {bots.p95:.1f} ms | | | |"
+        )
+    return rows
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--db", default=os.environ.get("BENCH_DATABASE_URL", DEFAULT_DB),
+        help=f"the bench database (env BENCH_DATABASE_URL; default {DEFAULT_DB})",
+    )  # fmt: skip
+    parser.add_argument(
+        "--broker", default=os.environ.get("BENCH_BROKER_URL", DEFAULT_BROKER),
+        help=f"Celery broker the actions queue their tasks on (default {DEFAULT_BROKER})",
+    )  # fmt: skip
+    parser.add_argument(
+        "--only", default=",".join(PIECES), help=f"comma-separated pieces of {', '.join(PIECES)}"
+    )
+    parser.add_argument("--refill", action="store_true", help="drop the database and fill again")
+    parser.add_argument("--games", type=int, default=FillPlan.games, help="games to fill")
+    parser.add_argument(
+        "--trajectories", type=int, default=FillPlan.trajectories, help="distinct bot games"
+    )
+    parser.add_argument("--samples", type=int, default=300, help="timed samples a measurement")
+    parser.add_argument("--sweep-repeats", type=int, default=3, help="sweeps with 1%% due")
+    parser.add_argument("--sweep-idle-repeats", type=int, default=20, help="sweeps, none due")
+    parser.add_argument("--seed", type=int, default=2026, help="seed of the fill and samples")
+    args = parser.parse_args(argv)
+    pieces = [p.strip() for p in args.only.split(",") if p.strip()]
+    unknown = sorted(set(pieces) - set(PIECES))
+    if unknown:
+        parser.error(f"unknown piece(s) {', '.join(unknown)}; known: {', '.join(PIECES)}")
+    if "action" in pieces and "floor" not in pieces:
+        pieces.append("floor")  # the action's ratio to the floor is part of its figure
+    plan = FillPlan(games=args.games, trajectories=args.trajectories, seed=args.seed)
+
+    started = time.perf_counter()
+    print(f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC, {machine()}")
+    ensure_database(args.db, args.refill)
+    configure_django(args.db, args.broker)
+    from django.db import connection
+
+    migrate()
+    version = connection.pg_version
+    print(
+        f"database {connection.settings_dict['NAME']}: PostgreSQL {version // 10000}."
+        f"{version % 10000}"
+    )
+    if {"action", "page"} & set(pieces):
+        collect_static()
+    results = Results()
+    steps: list[tuple[str, Callable[[], list[str]]]] = [
+        ("fill", lambda: bench_fill(args, plan)),
+        ("floor", lambda: bench_floor(args, results)),
+        ("action", lambda: bench_action(args, results)),
+        ("page", lambda: bench_page(args, results)),
+    ]
+    for name, step in steps:
+        if name in pieces:
+            print(f"\n== {name}")
+            for line in step():
+                print(line)
+    if "action" in pieces or "page" in pieces:
+        print("\n== http (runserver --noreload on loopback, Nagle off, DEBUG off, kept alive)")
+        with http_server() as server:
+            if "action" in pieces:
+                for line in bench_action_http(args, results, server):
+                    print(line)
+            if "page" in pieces:
+                for line in bench_page_http(args, results, server):
+                    print(line)
+    if "sweep" in pieces:
+        print("\n== sweep")
+        for line in bench_sweep(args, results):
+            print(line)
+    if {"action", "page", "sweep"} & set(pieces):
+        purge_broker()
+    if results.figures:
+        print("\n== summary")
+        for line in summary(results):
+            print(line)
+    print(f"\nbenchmark run took {time.perf_counter() - started:.0f} s")
+
+
+if __name__ == "__main__":
+    main()
