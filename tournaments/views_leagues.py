@@ -7,6 +7,8 @@ a refusal of a service becomes a message.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -141,6 +143,25 @@ def _max_games(request: HttpRequest) -> int | None:
     return None
 
 
+def _member_change(
+    request: HttpRequest,
+    league_id: int,
+    change: Callable[[], LeagueMember],
+    success: Callable[[LeagueMember], str],
+) -> HttpResponse:
+    """One change of membership: 404 for an unknown league, the league's refusal as an error
+    message, else ``success`` worded for the member; back to the league page either way."""
+    try:
+        member = change()
+    except League.DoesNotExist:
+        raise Http404 from None
+    except leagues.LeagueError as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, success(member))
+    return _detail(league_id)
+
+
 @require_POST
 def league_join(request: HttpRequest, league_id: int) -> HttpResponse:
     if not request.user.is_authenticated:
@@ -148,38 +169,26 @@ def league_join(request: HttpRequest, league_id: int) -> HttpResponse:
     max_games = _max_games(request) if "max_games" in request.POST else 2
     if max_games is None:
         return _detail(league_id)
-    try:
-        member = leagues.league_join(league_id=league_id, user=request.user, max_games=max_games)
-    except League.DoesNotExist:
-        raise Http404 from None
-    except leagues.LeagueError as exc:
-        messages.error(request, str(exc))
-        return _detail(league_id)
-    messages.success(
+    return _member_change(
         request,
-        _("You joined %(league)s: the matchmaker seats you in your first games shortly.")
-        % {"league": member.league},
+        league_id,
+        lambda: leagues.league_join(league_id=league_id, user=request.user, max_games=max_games),
+        lambda member: _("You joined %(league)s: the matchmaker seats you in your first games "
+                         "shortly.") % {"league": member.league},
     )
-    return _detail(league_id)
 
 
 @require_POST
 def league_leave(request: HttpRequest, league_id: int) -> HttpResponse:
     if not request.user.is_authenticated:
         return _login(league_id)
-    try:
-        member = leagues.league_leave(league_id=league_id, user=request.user)
-    except League.DoesNotExist:
-        raise Http404 from None
-    except leagues.LeagueError as exc:
-        messages.error(request, str(exc))
-        return _detail(league_id)
-    messages.success(
+    return _member_change(
         request,
-        _("You left %(league)s. Your running league games go on to their end.")
+        league_id,
+        lambda: leagues.league_leave(league_id=league_id, user=request.user),
+        lambda member: _("You left %(league)s. Your running league games go on to their end.")
         % {"league": member.league},
     )
-    return _detail(league_id)
 
 
 @require_POST
@@ -189,6 +198,19 @@ def league_settings(request: HttpRequest, league_id: int) -> HttpResponse:
     max_games = _max_games(request)
     if max_games is None:
         return _detail(league_id)
+    return _member_change(
+        request,
+        league_id,
+        lambda: leagues.league_set_max_games(
+            league_id=league_id, user=request.user, max_games=max_games
+        ),
+        lambda member: ngettext(
+            "You now play up to %(n)s game at once in this league.",
+            "You now play up to %(n)s games at once in this league.",
+            max_games,
+        )
+        % {"n": max_games},
+    )
     try:
         leagues.league_set_max_games(league_id=league_id, user=request.user, max_games=max_games)
     except League.DoesNotExist:
