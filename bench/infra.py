@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib.util
 import ipaddress
+import logging
 import os
 import re
 import shutil
@@ -216,6 +217,9 @@ class SmtpCounter:
     def start(self) -> SmtpCounter:
         from aiosmtpd.controller import Controller
 
+        # aiosmtpd logs every SMTP command at INFO: in the project's logging that is a JSON
+        # line per command, which would cost the benchmark more than the counting does
+        logging.getLogger("mail.log").setLevel(logging.WARNING)
         self._controller = Controller(_CountingHandler(self), hostname=LOOPBACK, port=self.port)
         self._controller.start()
         return self
