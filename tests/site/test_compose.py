@@ -1,14 +1,19 @@
 """docker-compose.yml, Dockerfile and .env.example agree with each other and with the site.
 
-No Docker engine or compose plugin is needed (CI has neither): the files are read as data.
-``interpolate`` does what compose does to ``${VAR}``, ``${VAR:-default}`` and ``${VAR-default}``
-(nested too), so the stack's defaults can be checked against the settings that read them.
+Most tests read the files as data. ``interpolate`` does what compose does to ``${VAR}``,
+``${VAR:-default}`` and ``${VAR-default}`` (nested too), so the stack's defaults can be checked
+against the settings that read them; the tests at the end run the real ``docker compose
+config`` (Compose v2, which ``scripts/ensure-compose`` installs; it needs no Docker engine) and
+check that compose reads the file as these tests do. No image is built: that needs an engine.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
+import shutil
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -169,9 +174,7 @@ def test_the_defaults_point_the_app_at_the_stacks_own_services(services: dict[st
     env = app_environment(services, {})
 
     database = environ.Env.db_url_config(env["DATABASE_URL"])
-    postgres = {
-        k: interpolate(str(v), {}) for k, v in services["postgres"]["environment"].items()
-    }
+    postgres = {k: interpolate(str(v), {}) for k, v in services["postgres"]["environment"].items()}
     assert database["ENGINE"] == "django.db.backends.postgresql"
     assert (database["HOST"], database["NAME"]) == ("postgres", postgres["POSTGRES_DB"])
     assert (database["USER"], database["PASSWORD"]) == (
@@ -194,9 +197,10 @@ def test_one_postgres_password_sets_the_database_and_the_apps_url(
     assert environ.Env.db_url_config(url)["PASSWORD"] == "s3cret"
     assert interpolate(services["postgres"]["environment"]["POSTGRES_PASSWORD"], env) == "s3cret"
     # and an operator's own DATABASE_URL wins
-    assert app_environment(services, {"DATABASE_URL": "postgres://elsewhere/db"})[
-        "DATABASE_URL"
-    ] == "postgres://elsewhere/db"
+    assert (
+        app_environment(services, {"DATABASE_URL": "postgres://elsewhere/db"})["DATABASE_URL"]
+        == "postgres://elsewhere/db"
+    )
 
 
 def strings(node: Any) -> list[str]:
@@ -273,3 +277,83 @@ def test_every_copied_path_exists_and_is_not_docker_ignored() -> None:
             assert (REPO_ROOT / source).exists(), source
             assert source not in ignored, source
     assert {".env", ".git", ".venv"} <= ignored  # secrets and bulk never reach the image
+
+
+def compose_command() -> list[str]:
+    """Docker Compose v2: the docker plugin, a docker-compose on PATH, or .venv/bin's."""
+    candidates = [
+        ["docker", "compose"],
+        ["docker-compose"],
+        [str(REPO_ROOT / ".venv/bin/docker-compose")],
+    ]
+    for command in candidates:
+        if shutil.which(command[0]) is None:
+            continue
+        version = subprocess.run([*command, "version"], capture_output=True, text=True)
+        if version.returncode == 0 and re.search(r"version v?2\.", version.stdout):
+            return command
+    pytest.fail("Docker Compose v2 is missing: run scripts/ensure-compose")
+
+
+def compose_config(project: Path, env_file: str | None = None) -> subprocess.CompletedProcess[str]:
+    """``docker compose config`` on a copy of the stack in ``project``, with only PATH and HOME
+    in the environment (so the caller's DATABASE_URL and the like do not leak in), and with
+    ``env_file`` as the project's .env when given."""
+    shutil.copy(REPO_ROOT / "docker-compose.yml", project / "docker-compose.yml")
+    if env_file is not None:
+        (project / ".env").write_text(env_file)
+    env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": str(project)}
+    return subprocess.run(
+        [*compose_command(), "config", "--format", "json"],
+        cwd=project, env=env, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+
+
+def validated(project: Path, env_file: str | None = None) -> dict[str, Any]:
+    done = compose_config(project, env_file)
+    assert done.returncode == 0, done.stderr
+    config: dict[str, Any] = json.loads(done.stdout)
+    return config
+
+
+def test_docker_compose_config_validates_the_stack_with_no_env_file(
+    tmp_path: Path, services: dict[str, Any]
+) -> None:
+    config = validated(tmp_path)
+
+    assert set(config["services"]) == set(services)
+    assert config["services"]["beat"]["deploy"]["replicas"] == 1
+    for name in APP_SERVICES:  # compose's own interpolation is what these tests assume
+        assert config["services"][name]["environment"] == app_environment(services, {})
+    assert "postgres-data" in config["volumes"]
+
+
+def test_docker_compose_config_takes_the_operators_settings_from_env(tmp_path: Path) -> None:
+    example = (REPO_ROOT / ".env.example").read_text()
+    file_values = dict(re.findall(r"^([A-Z][A-Z0-9_]*)=(.*)$", example, re.M))
+
+    config = validated(tmp_path, example)
+
+    web = config["services"]["web"]["environment"]
+    for name in ("SECRET_KEY", "DEBUG", "ALLOWED_HOSTS", "SITE_URL", "EMAIL_URL", "LOG_LEVEL"):
+        assert web[name] == file_values[name], name
+    password = file_values["POSTGRES_PASSWORD"]
+    assert environ.Env.db_url_config(web["DATABASE_URL"])["PASSWORD"] == password
+    assert config["services"]["postgres"]["environment"]["POSTGRES_PASSWORD"] == password
+
+
+def test_docker_compose_config_refuses_a_broken_file(tmp_path: Path) -> None:
+    """The validation can fail: a service key compose does not know is refused."""
+    text = (REPO_ROOT / "docker-compose.yml").read_text()
+    broken = text.replace("  beat:\n", "  beat:\n    replicaz: 2\n", 1)
+    assert broken != text
+    (tmp_path / "broken.yml").write_text(broken)
+
+    done = subprocess.run(
+        [*compose_command(), "-f", "broken.yml", "config", "--quiet"],
+        cwd=tmp_path, env={"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": str(tmp_path)},
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+
+    assert done.returncode != 0
+    assert "replicaz" in done.stderr
