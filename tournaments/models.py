@@ -120,7 +120,7 @@ class Season(models.Model):
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.RUNNING)
 
     class Meta:
-        ordering = ["league", "-number"]
+        ordering = ["league_id", "-number"]
         constraints = [
             models.UniqueConstraint(fields=["league", "number"], name="season_unique_number"),
         ]
@@ -209,7 +209,7 @@ class TournamentPlayer(models.Model):
     joined_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
-        ordering = ["tournament", "seed", "joined_at"]
+        ordering = ["tournament_id", "seed", "joined_at"]
         constraints = [
             models.UniqueConstraint(fields=["tournament", "user"], name="tournament_entry_once"),
         ]
@@ -227,7 +227,7 @@ class Round(models.Model):
     finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
-        ordering = ["tournament", "number"]
+        ordering = ["tournament_id", "number"]
         constraints = [
             models.UniqueConstraint(fields=["tournament", "number"], name="round_unique_number"),
         ]
