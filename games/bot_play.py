@@ -17,10 +17,6 @@ MAX_BOT_ACTIONS = 10_000  # a bound, never reached in a game that has a person a
 RETIRED_SEAT_BOT = "greedy"  # a retired seat plays safe, sensible moves
 
 
-def automatic(seat: Seat) -> bool:
-    return bool(seat.bot) or seat.retired
-
-
 def bot_to_move(game_id: int) -> bool:
     """Whether the seat to move of a running game acts automatically: one query, as it runs
     after every action."""
@@ -42,7 +38,7 @@ def bots_play(*, game_id: int) -> int:
         if game.status != GameStatus.RUNNING or game.to_move is None:
             break
         seat = Seat.objects.get(game=game, index=game.to_move)
-        if not automatic(seat):
+        if not seat.acts_automatically:
             break
         engine = engine_state(game)
         kind = seat.bot or RETIRED_SEAT_BOT

@@ -161,6 +161,11 @@ class Seat(models.Model):
     def is_bot(self) -> bool:
         return bool(self.bot)
 
+    @property
+    def acts_automatically(self) -> bool:
+        """A bot seat, or a seat retired after too many timeouts: no person chooses its moves."""
+        return bool(self.bot) or self.retired
+
 
 class EventSource(models.TextChoices):
     PLAYER = "player", _("player")

@@ -30,8 +30,9 @@ from .models import BotKind, Event, EventSource, Game, GameStatus, Seat, Snapsho
 
 log = logging.getLogger(__name__)
 
-#: called with (game_id, seq) after every committed action and game start; tasks.py registers
-AFTER_COMMIT_HOOKS: list[Callable[[int, int], None]] = []
+#: called with (game_id, seq, automatic_next) once a game start, or an action that passed the
+#: turn, has committed; tasks.py registers
+AFTER_COMMIT_HOOKS: list[Callable[[int, int, bool | None], None]] = []
 #: called with the game id once a finished game has committed (ratings, standings, rounds)
 FINISHED_HOOKS: list[Callable[[int], None]] = []
 
@@ -324,9 +325,7 @@ def action_submit(
         # one query for the game (locked) and its snapshot (not locked: written below only
         # where its seq is still the one read), one for its 2-4 seats
         game = (
-            Game.objects.select_for_update(of=("self",))
-            .select_related("snapshot")
-            .get(pk=game_id)
+            Game.objects.select_for_update(of=("self",)).select_related("snapshot").get(pk=game_id)
         )
         if game.status != GameStatus.RUNNING:
             if expected_seq is not None and expected_seq != game.seq:
@@ -359,10 +358,11 @@ def action_submit(
                 game=game, defaults={"seq": game.seq, "data": engine.snapshot()}
             )
         fields = ["seq", "to_move"]
+        turn_passed = engine.to_move != game.to_move
         if source == EventSource.PLAYER and acting.timeouts:
             acting.timeouts = 0  # a move of the player's own resets their timeouts
             acting.save(update_fields=["timeouts"])
-        if engine.to_move != game.to_move:
+        if turn_passed:
             _end_turn(game, acting, now)
             game.to_move = engine.to_move
             if engine.finished:
@@ -372,7 +372,10 @@ def action_submit(
                 _begin_turn(game, now, seats.get(game.to_move))
             fields += TURN_FIELDS
         game.save(update_fields=fields)
-        _after_commit(game.pk, game.seq)
+        if turn_passed:  # mid-turn, no email is due and the same person still acts
+            following = seats.get(game.to_move) if game.to_move is not None else None
+            automatic = following is not None and following.acts_automatically
+            _after_commit(game.pk, game.seq, automatic_next=automatic)
     return Submitted(game=game, event=event, engine=engine)
 
 
@@ -404,8 +407,11 @@ def game_finish_early(game: Game, engine: EngineGame, now: Any) -> None:
     game.save(update_fields=["status", "finished_at", "to_move", *TURN_FIELDS])
 
 
-def _after_commit(game_id: int, seq: int) -> None:
-    """Queue the follow-up work once the transaction has committed. Robust: a broker that is
-    down must not turn a stored move into an error page; the periodic sweeps catch up."""
+def _after_commit(game_id: int, seq: int, automatic_next: bool | None = None) -> None:
+    """Queue the follow-up work once the transaction has committed: after a game starts and
+    after every action that passes the turn (mid-turn actions make no email due).
+    ``automatic_next`` says whether the seat now to move is a bot or retired seat, when the
+    caller knows (None: the hook looks it up). Robust: a broker that is down must not turn a
+    stored move into an error page; the periodic sweeps catch up."""
     for hook in AFTER_COMMIT_HOOKS:
-        transaction.on_commit(lambda hook=hook: hook(game_id, seq), robust=True)
+        transaction.on_commit(lambda hook=hook: hook(game_id, seq, automatic_next), robust=True)

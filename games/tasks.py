@@ -113,11 +113,14 @@ def record_heartbeat(name: str) -> None:
     cache.set(f"heartbeat:{name}", timezone.now().isoformat(), timeout=None)
 
 
-def after_action(game_id: int, seq: int) -> None:
-    """After-commit hook of every action and game start: send the emails it made due, and
-    wake the bots when an automatic seat is to move."""
+def after_action(game_id: int, seq: int, automatic_next: bool | None = None) -> None:
+    """After-commit hook of a game's start and of every action that passed the turn: send the
+    emails it made due, and wake the bots when an automatic seat is to move (``automatic_next``
+    when the caller knew it, else looked up)."""
     deliver_game_notifications.delay(game_id)
     if getattr(_draining, "active", False):
         return  # the running play_bots loop takes the next bot action itself
-    if bot_play.bot_to_move(game_id):
+    if automatic_next is None:
+        automatic_next = bot_play.bot_to_move(game_id)
+    if automatic_next:
         play_bots.delay(game_id)

@@ -10,7 +10,7 @@ from django.db import connection, transaction
 from django.db.utils import DatabaseError
 from django.test.utils import CaptureQueriesContext
 
-from games import bot_play
+from games import bot_play, services, tasks
 from games.engine import game_class
 from games.engine.bots import RandomBot
 from games.models import AppendOnlyError, Event, Game, GameStatus, Seat, Snapshot
@@ -216,11 +216,7 @@ def test_bots_fill_seats_and_act_after_the_person(
     assert game.status == GameStatus.RUNNING
     assert [s.bot for s in game.seats.order_by("index")] == ["", "random", "greedy"]
     # anna plays and draws; after the commit both bots take their whole turns
-    with django_capture_on_commit_callbacks(execute=False) as pending:
-        action_submit(game_id=game.pk, seat=0, action=first_legal(game), user=anna)
-    # queued for after the commit, not run inside the transaction: the follow-up hook (bots,
-    # emails) and the action's log line
-    assert len(pending) == 2
+    action_submit(game_id=game.pk, seat=0, action=first_legal(game), user=anna)
     with django_capture_on_commit_callbacks(execute=True):
         while game.to_move == 0 and engine_state(game).phase_name != "play":
             action_submit(game_id=game.pk, seat=0, action=first_legal(game), user=anna)
@@ -229,6 +225,43 @@ def test_bots_fill_seats_and_act_after_the_person(
     assert game.to_move == 0 or game.status == GameStatus.FINISHED
     seats_that_acted = set(Event.objects.filter(game=game).values_list("seat", flat=True))
     assert seats_that_acted == {0, 1, 2}
+
+
+def test_follow_up_work_is_queued_only_when_the_turn_passes(
+    make_user: Any, monkeypatch: pytest.MonkeyPatch, django_capture_on_commit_callbacks: Any
+) -> None:
+    """A mid-turn action makes no email due and leaves the same person to move: it queues no
+    task. The action that passes the turn does, and says whether a bot is to move next."""
+    calls: list[tuple[int, int, bool | None]] = []
+    monkeypatch.setattr(services, "AFTER_COMMIT_HOOKS", [lambda *args: calls.append(args)])
+    anna = make_user("anna")
+    game = game_create(creator=anna, kind="keltis", player_count=2, bots=["greedy"])
+    game.refresh_from_db()
+    with django_capture_on_commit_callbacks(execute=True):
+        action_submit(game_id=game.pk, seat=0, action=first_legal(game), user=anna)
+    assert calls == []  # anna played a card; her draw is still to come
+    game.refresh_from_db()
+    with django_capture_on_commit_callbacks(execute=False) as pending:
+        action_submit(game_id=game.pk, seat=0, action=first_legal(game), user=anna)
+    assert calls == []  # nothing runs before the commit
+    for callback in pending:
+        callback()
+    assert calls == [(game.pk, 2, True)]  # the bot is to move
+
+
+def test_the_hook_looks_up_the_seat_to_move_when_not_told(
+    make_user: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    queued: list[str] = []
+    monkeypatch.setattr(tasks.deliver_game_notifications, "delay", lambda _: queued.append("mail"))
+    monkeypatch.setattr(tasks.play_bots, "delay", lambda _: queued.append("bots"))
+    game, _, _ = two_player_game(make_user)
+    tasks.after_action(game.pk, 0)
+    assert queued == ["mail"]
+    Seat.objects.filter(game=game, index=0).update(retired=True)
+    tasks.after_action(game.pk, 0)
+    tasks.after_action(game.pk, 0, automatic_next=False)
+    assert queued == ["mail", "mail", "bots", "mail"]
 
 
 def test_the_bot_sweep_finds_the_games_waiting_for_an_automatic_seat(make_user: Any) -> None:
