@@ -37,7 +37,9 @@ MAX_SINCE_EVENTS = 40
 
 
 # -- who gets what --------------------------------------------------------------------------------
-def wants(notification: Notification, user: User) -> bool:
+def wants(
+    notification: Notification, user: User, reads: selectors.GameReads | None = None
+) -> bool:
     """The player's email setting: every turn, a daily digest instead, or nothing at all.
 
     Digest readers still get reminders (a deadline is near), the end of their games and the
@@ -52,25 +54,32 @@ def wants(notification: Notification, user: User) -> bool:
     if kind == NotificationKind.DIGEST:
         return mode == EmailMode.DAILY_DIGEST
     if kind == NotificationKind.TIMEOUT and mode != EmailMode.EVERY_TURN:
-        return _own_seat(notification, user)
+        return _own_seat(notification, user, reads or selectors.GameReads())
     return True
 
 
-def _own_seat(notification: Notification, user: User) -> bool:
-    return Seat.objects.filter(
-        game_id=notification.game_id, index=notification.seat, user_id=user.pk
-    ).exists()
+def _own_seat(notification: Notification, user: User, reads: selectors.GameReads) -> bool:
+    if notification.game is None:
+        return False
+    return any(
+        seat.index == notification.seat and seat.user_id == user.pk
+        for seat in reads.seat_rows(notification.game)
+    )
 
 
 def send_notification(
-    notification: Notification, connection: BaseEmailBackend | None = None
+    notification: Notification,
+    connection: BaseEmailBackend | None = None,
+    reads: selectors.GameReads | None = None,
 ) -> bool:
     """Render and send the notification's email; False when there is nothing to send.
 
     ``connection`` is a mail backend shared by a batch of emails (``notify.mail_session``);
-    without one the email opens a connection of its own."""
+    without one the email opens a connection of its own. ``reads`` holds the game rows the
+    batch's emails share (a game over goes to every player); without it they are read anew."""
     user = notification.user
-    if not wants(notification, user):
+    reads = reads or selectors.GameReads()
+    if not wants(notification, user, reads):
         return False
     build = _BUILDERS.get(notification.kind)
     if build is None:
@@ -79,7 +88,7 @@ def send_notification(
     with translation.override(user.language or settings.LANGUAGE_CODE), timezone.override(
         _zone(user)
     ):
-        context = build(notification, user, now)
+        context = build(notification, user, now, reads)
         if context is None:
             return False
         message = _message(notification, user, {**_common(user), **context})
@@ -261,12 +270,13 @@ def _deadline(game: Game, now: datetime) -> dict[str, Any]:
 
 
 # -- turn and reminder ----------------------------------------------------------------------------
-def _turn_is_on(notification: Notification, user: User) -> Game | None:
+def _turn_is_on(
+    notification: Notification, user: User, reads: selectors.GameReads
+) -> Game | None:
     """The notification's game, if the turn it announced is still waiting for this player."""
-    game = notification.game
-    if game is None:
+    if notification.game is None:
         return None
-    game.refresh_from_db()
+    game = reads.game(notification.game)
     if (
         game.status != GameStatus.RUNNING
         or game.to_move is None
@@ -274,17 +284,19 @@ def _turn_is_on(notification: Notification, user: User) -> Game | None:
         or game.turn_seq != notification.seq
     ):
         return None
-    seat = Seat.objects.filter(game=game, index=game.to_move).first()
+    seat = _seat(reads, game, game.to_move)
     if seat is None or seat.user_id != user.pk or seat.retired:
         return None
     return game
 
 
-def _turn(notification: Notification, user: User, now: datetime) -> dict[str, Any] | None:
-    game = _turn_is_on(notification, user)
+def _turn(
+    notification: Notification, user: User, now: datetime, reads: selectors.GameReads
+) -> dict[str, Any] | None:
+    game = _turn_is_on(notification, user, reads)
     if game is None:
         return None
-    page = selectors.game_page(game=game, user=user)
+    page = selectors.game_page(game=game, user=user, reads=reads)
     seat = page.viewer_seat
     if seat is None or not page.legal or page.view is None:
         return None
@@ -304,11 +316,17 @@ def _turn(notification: Notification, user: User, now: datetime) -> dict[str, An
     }
 
 
-def _reminder(notification: Notification, user: User, now: datetime) -> dict[str, Any] | None:
+def _reminder(
+    notification: Notification, user: User, now: datetime, reads: selectors.GameReads
+) -> dict[str, Any] | None:
     game = notification.game
     if game is None or game.deadline is None or game.deadline <= now:
         return None
-    return _turn(notification, user, now)
+    return _turn(notification, user, now, reads)
+
+
+def _seat(reads: selectors.GameReads, game: Game, index: int | None) -> Seat | None:
+    return next((seat for seat in reads.seat_rows(game) if seat.index == index), None)
 
 
 # -- timeout, game over ---------------------------------------------------------------------------
@@ -328,15 +346,16 @@ def _timeout_run(game: Game, seat: int, seq: int) -> list[int]:
     return run
 
 
-def _timeout(notification: Notification, user: User, now: datetime) -> dict[str, Any] | None:
-    game = notification.game
-    if game is None or notification.seat is None:
+def _timeout(
+    notification: Notification, user: User, now: datetime, reads: selectors.GameReads
+) -> dict[str, Any] | None:
+    if notification.game is None or notification.seat is None:
         return None
-    game.refresh_from_db()
-    timed_out = Seat.objects.filter(game=game, index=notification.seat).first()
+    game = reads.game(notification.game)
+    timed_out = _seat(reads, game, notification.seat)
     if timed_out is None:
         return None
-    page = selectors.game_page(game=game, user=user)
+    page = selectors.game_page(game=game, user=user, reads=reads)
     names = {s.index: s.name for s in page.seats}
     is_me = timed_out.user_id == user.pk
     run = set(_timeout_run(game, timed_out.index, notification.seq or 0))
@@ -363,15 +382,16 @@ def _timeout(notification: Notification, user: User, now: datetime) -> dict[str,
     }
 
 
-def _finished(notification: Notification, user: User, now: datetime) -> dict[str, Any] | None:
-    game = notification.game
-    if game is None:
+def _finished(
+    notification: Notification, user: User, now: datetime, reads: selectors.GameReads
+) -> dict[str, Any] | None:
+    if notification.game is None:
         return None
-    game.refresh_from_db()
+    game = reads.game(notification.game)
     if game.status != GameStatus.FINISHED:
         return None
-    page = selectors.game_page(game=game, user=user)
-    mine = Seat.objects.filter(game=game, user_id=user.pk).first()
+    page = selectors.game_page(game=game, user=user, reads=reads)
+    mine = next((s for s in reads.seat_rows(game) if s.user_id == user.pk), None)
     return {
         **_game_common(game, page),
         "results": presenters.results(page.seats, page.scores, page.winners),
@@ -393,7 +413,9 @@ class DigestEntry:
     url: str
 
 
-def _digest(notification: Notification, user: User, now: datetime) -> dict[str, Any] | None:
+def _digest(
+    notification: Notification, user: User, now: datetime, reads: selectors.GameReads
+) -> dict[str, Any] | None:
     games = waiting_games(user=user)
     if not games:
         return None

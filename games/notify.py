@@ -14,13 +14,14 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import Iterable, Iterator
-from datetime import timedelta
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.core.mail import get_connection
 from django.core.mail.backends.base import BaseEmailBackend
 from django.core.mail.backends.smtp import EmailBackend as SmtpBackend
-from django.db.models import F
+from django.db import connections, router
 from django.utils import timezone
 
 from .models import (
@@ -30,6 +31,9 @@ from .models import (
     NotificationStatus,
     Seat,
 )
+
+if TYPE_CHECKING:
+    from .selectors import GameReads
 
 log = logging.getLogger(__name__)
 
@@ -120,15 +124,55 @@ def _close_quietly(backend: BaseEmailBackend) -> None:
 def deliver(notification_id: int, connection: BaseEmailBackend | None = None) -> str:
     """Send one queued notification if it is due and nobody else has claimed it (through the
     batch's ``connection`` when given: see ``mail_session``)."""
+    outcomes = _deliver_claimed(_claim([notification_id], timezone.now()), connection)
+    return outcomes[0] if outcomes else "not_claimed"
+
+
+def _claim(ids: list[int], now: datetime) -> list[int]:
+    """Claim the rows of ``ids`` that are queued and due: one conditional UPDATE that returns
+    the rows it changed, so of two runners each row goes to exactly one. (Django's update()
+    returns only a count; RETURNING is in PostgreSQL and SQLite alike.)"""
+    if not ids:
+        return []
+    db = connections[router.db_for_write(Notification)]
+    ops = db.ops
+    table = ops.quote_name(Notification._meta.db_table)
+    at = ops.adapt_datetimefield_value(now)
+    marks = ", ".join(["%s"] * len(ids))
+    sql = (
+        f"UPDATE {table} SET status = %s, attempts = attempts + 1, next_attempt_at = %s "
+        f"WHERE id IN ({marks}) AND status = %s AND next_attempt_at <= %s RETURNING id"
+    )
+    params = [NotificationStatus.SENDING, at, *ids, NotificationStatus.QUEUED, at]
+    with db.cursor() as cursor:
+        cursor.execute(sql, params)
+        claimed = {row[0] for row in cursor.fetchall()}
+    return [pk for pk in ids if pk in claimed]  # in the order asked for
+
+
+def _deliver_claimed(
+    ids: list[int], connection: BaseEmailBackend | None = None
+) -> list[str]:
+    """Send the claimed rows in order, each marked sent, skipped or failed right after its
+    attempt; their games' rows are read once for all of them (``selectors.GameReads``)."""
+    from .selectors import GameReads  # here: selectors imports services, which imports us
+
+    rows = Notification.objects.select_related("user", "game").in_bulk(ids)
+    reads = GameReads()
+    for row in rows.values():
+        if row.game is not None:
+            reads.known(row.game)  # just read: no need to read it again
+    return [_send_claimed(rows[pk], connection, reads) for pk in ids if pk in rows]
+
+
+def _send_claimed(
+    notification: Notification,
+    connection: BaseEmailBackend | None,
+    reads: GameReads,
+) -> str:
     from .emails import send_notification
 
     now = timezone.now()
-    claimed = Notification.objects.filter(
-        pk=notification_id, status=NotificationStatus.QUEUED, next_attempt_at__lte=now
-    ).update(status=NotificationStatus.SENDING, attempts=F("attempts") + 1, next_attempt_at=now)
-    if not claimed:
-        return "not_claimed"
-    notification = Notification.objects.select_related("user", "game").get(pk=notification_id)
     fields = {
         "game_id": notification.game_id,
         "seat": notification.seat,
@@ -137,7 +181,7 @@ def deliver(notification_id: int, connection: BaseEmailBackend | None = None) ->
         "attempt": notification.attempts,
     }
     try:
-        sent = send_notification(notification, connection)
+        sent = send_notification(notification, connection, reads)
     except Exception as exc:  # the mail server refused, the network failed, a template broke
         if connection is not None:  # the session may be broken: the next email opens anew
             _close_quietly(connection)
@@ -148,13 +192,13 @@ def deliver(notification_id: int, connection: BaseEmailBackend | None = None) ->
             exc,
             extra={**fields, "outcome": "failed" if failed else "retry"},
         )
-        Notification.objects.filter(pk=notification_id).update(
+        Notification.objects.filter(pk=notification.pk).update(
             status=NotificationStatus.FAILED if failed else NotificationStatus.QUEUED,
             next_attempt_at=now + backoff(notification.attempts),
             last_error=f"{type(exc).__name__}: {exc}"[:2000],
         )
         return "failed" if failed else "retry"
-    Notification.objects.filter(pk=notification_id).update(
+    Notification.objects.filter(pk=notification.pk).update(
         status=NotificationStatus.SENT if sent else NotificationStatus.SKIPPED,
         sent_at=timezone.now(),
     )
@@ -174,10 +218,14 @@ def backoff(attempts: int) -> timedelta:
 
 
 def deliver_many(ids: Iterable[int]) -> dict[str, int]:
+    """Claim the due rows among ``ids`` at once, then send them over one SMTP session."""
+    ids = list(ids)
+    claimed = _claim(ids, timezone.now())
     counts: dict[str, int] = {}
+    if len(claimed) < len(ids):
+        counts["not_claimed"] = len(ids) - len(claimed)
     with mail_session() as connection:
-        for notification_id in ids:
-            outcome = deliver(notification_id, connection)
+        for outcome in _deliver_claimed(claimed, connection):
             counts[outcome] = counts.get(outcome, 0) + 1
     return counts
 

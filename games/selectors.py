@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from games.engine import Game as EngineGame
 from games.engine.base import SPECTATOR
 from games.engine.records import Record
 
@@ -89,10 +90,56 @@ class RecordNotAvailable(Exception):
     """The record of a game that has not finished: it would reveal hands and the deck order."""
 
 
+class GameReads:
+    """One game's rows read once for several readers in a row: the emails of one batch (a
+    game over goes to every player at once) share the game row, its seats with their users,
+    its engine state and its latest events instead of reading them per recipient.
+
+    What it hands out is shared: readers must not change it. Without one, every call reads
+    afresh (``game_page`` makes its own).
+    """
+
+    def __init__(self) -> None:
+        self._games: dict[int, Game] = {}
+        self._seats: dict[int, list[Seat]] = {}
+        self._engines: dict[tuple[int, int], EngineGame] = {}
+        self._recent: dict[tuple[int, int], list[Event]] = {}
+
+    def game(self, game: Game) -> Game:
+        """The game's row, read again the first time it is asked for, then that same row."""
+        if game.pk not in self._games:
+            game.refresh_from_db()
+            self._games[game.pk] = game
+        return self._games[game.pk]
+
+    def known(self, game: Game) -> None:
+        """Take ``game`` as read: its row was just read (with the rows that name it)."""
+        self._games.setdefault(game.pk, game)
+
+    def seat_rows(self, game: Game) -> list[Seat]:
+        if game.pk not in self._seats:
+            rows = Seat.objects.filter(game=game).select_related("user").order_by("index")
+            self._seats[game.pk] = list(rows)
+        return self._seats[game.pk]
+
+    def engine(self, game: Game) -> EngineGame:
+        key = (game.pk, game.seq)
+        if key not in self._engines:
+            self._engines[key] = engine_state(game)
+        return self._engines[key]
+
+    def recent_events(self, game: Game) -> list[Event]:
+        key = (game.pk, game.seq)
+        if key not in self._recent:
+            latest = Event.objects.filter(game=game).order_by("-seq")[:RECENT_EVENTS]
+            self._recent[key] = list(reversed(list(latest)))
+        return self._recent[key]
+
+
 # -- seats --------------------------------------------------------------------------------------
-def _seats(game: Game, viewer_id: int | None) -> list[SeatInfo]:
+def _seats(game: Game, viewer_id: int | None, reads: GameReads | None = None) -> list[SeatInfo]:
     """The seats in order; two bots of one kind are told apart by their seat ("greedy bot 3")."""
-    rows = list(Seat.objects.filter(game=game).select_related("user").order_by("index"))
+    rows = (reads or GameReads()).seat_rows(game)
     bot_names = Counter(seat.name for seat in rows if seat.is_bot)
     seats = []
     for seat in rows:
@@ -135,9 +182,11 @@ def _started(game: Game) -> bool:
 
 
 # -- the game page ------------------------------------------------------------------------------
-def game_page(*, game: Game, user: Any) -> GamePage:
+def game_page(*, game: Game, user: Any, reads: GameReads | None = None) -> GamePage:
+    """The page of ``game`` as ``user`` sees it (``reads``: rows shared with other readers)."""
+    reads = reads or GameReads()
     viewer_id = user.pk if user is not None and user.is_authenticated else None
-    seats = _seats(game, viewer_id)
+    seats = _seats(game, viewer_id, reads)
     viewer_seat = next((s.index for s in seats if s.is_viewer), None)
     started = _started(game)
     if not started:
@@ -146,13 +195,12 @@ def game_page(*, game: Game, user: Any) -> GamePage:
             view=None, legal=[], to_move=None, phase=None, scores=[], winners=[],
             recent_events=[],
         )
-    engine = engine_state(game)
+    engine = reads.engine(game)
     view = engine.view(viewer_seat if viewer_seat is not None else SPECTATOR)
     running = game.status == GameStatus.RUNNING and not engine.finished
     legal = engine.legal() if running and engine.to_move == viewer_seat else []
     names = {s.index: s.name for s in seats}
-    events = Event.objects.filter(game=game).order_by("-seq")[:RECENT_EVENTS]
-    recent = [_event_info(event, names) for event in reversed(list(events))]
+    recent = [_event_info(event, names) for event in reads.recent_events(game)]
     return GamePage(
         game=game,
         seats=seats,

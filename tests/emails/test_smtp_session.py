@@ -6,10 +6,12 @@ from __future__ import annotations
 import socket
 import threading
 from collections.abc import Iterator
+from datetime import timedelta
 from typing import Any
 
 import pytest
-from django.db import transaction
+from django.db import connection, transaction
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from games import notify
@@ -88,3 +90,40 @@ def test_a_refused_email_is_retried_later_and_the_batch_goes_on(
     assert len(smtp.peers) == 2  # the session after the refusal is a new one
     refused.refresh_from_db()
     assert (refused.status, refused.attempts) == (NotificationStatus.QUEUED, 1)
+
+
+def test_a_batch_claims_its_rows_at_once_and_reads_the_game_once(
+    make_user: Any, smtp: Server
+) -> None:
+    """Four "game over" emails: one claim, one read of the rows, and the game's seats, state
+    and latest events read once for all four, not once per recipient."""
+    rows = game_over_rows(make_user)
+
+    with CaptureQueriesContext(connection) as queries:
+        assert notify.deliver_many([r.pk for r in rows]) == {"sent": 4}
+
+    sql = [q["sql"] for q in queries.captured_queries]
+    assert sum(q.startswith('UPDATE "games_notification"') and "RETURNING" in q for q in sql) == 1
+    reads = [q for q in sql if q.startswith("SELECT")]
+    for table in ("games_notification", "games_seat", "games_snapshot", "games_event"):
+        assert sum(f'FROM "{table}"' in q for q in reads) == 1, table
+    assert not any(q.startswith('SELECT') and 'FROM "games_game"' in q for q in reads)
+    assert sorted(smtp.recipients) == sorted(r.user.email for r in rows)
+
+
+def test_a_row_is_claimed_once_and_only_when_queued_and_due(make_user: Any) -> None:
+    rows = game_over_rows(make_user)
+    first, later, sent, _ = rows
+    Notification.objects.filter(pk=later.pk).update(
+        next_attempt_at=timezone.now() + timedelta(minutes=5)
+    )
+    Notification.objects.filter(pk=sent.pk).update(status=NotificationStatus.SENT)
+    ids = [r.pk for r in reversed(rows)]
+
+    claimed = notify._claim(ids, timezone.now())
+
+    assert claimed == [r.pk for r in reversed(rows) if r not in (later, sent)]  # asked order
+    assert notify._claim(ids, timezone.now()) == []  # a second runner gets none of them
+    first.refresh_from_db()
+    assert (first.status, first.attempts) == (NotificationStatus.SENDING, 1)
+    assert notify.deliver_many(ids) == {"not_claimed": 4}
