@@ -7,8 +7,11 @@ changed deal, shows as a mismatch when the chain is recomputed.
 
 The hashing here is pure (plain values in, hex digests out), so the model, the migration's
 backfill and the checker share one definition; ``verify_game_chain`` only feeds it the stored rows.
-A chain is evidence against partial edits, not against someone who rewrites every hash after
-the edit: that would need the head hashes kept somewhere else as well.
+The game row keeps the head of its chain (``Game.chain_head``, the last event's hash): the next
+event links to it without reading the event before, and the checker compares it with the
+recomputed chain. A chain is evidence against partial edits, not against someone who rewrites
+every hash after the edit and the head with them: that would need the head hashes kept
+somewhere else as well.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ HASH_MISMATCH = "hash mismatch"
 BROKEN_LINK = "broken link"
 COUNT_MISMATCH = "count mismatch"
 BAD_SEQ = "bad seq"
+HEAD_MISMATCH = "head mismatch"
 
 
 class GameLike(Protocol):
@@ -127,7 +131,11 @@ def _missing(game_id: int, first: int, last: int) -> ChainProblem:
 
 
 def check_chain(
-    game_id: int, genesis: str, rows: Iterable[ChainRow], expected_count: int
+    game_id: int,
+    genesis: str,
+    rows: Iterable[ChainRow],
+    expected_count: int,
+    head: str | None = None,
 ) -> list[ChainProblem]:
     """Every problem of one game's chain, reading ``rows`` (ordered by seq) once.
 
@@ -135,11 +143,13 @@ def check_chain(
     event before it (or the genesis) has lost or gained a neighbour (``broken link``); a row whose
     stored hash differs from its recomputed one was changed (``hash mismatch``). The last event
     links to nothing, so ``expected_count`` (the game's own count) catches a removed or an added
-    last event.
+    last event, and ``head`` (the hash the game row keeps of its last event, "" before the
+    first; None: not checked) catches a last event rewritten together with its hash.
     """
     problems: list[ChainProblem] = []
     expected_prev = genesis
     last_seq = 0
+    last_hash = ""
     for row in rows:
         if row.seq <= last_seq:  # only seq 0 can come first: seqs are unique per game
             problems.append(ChainProblem(game_id, row.seq, BAD_SEQ, "seqs start at 1"))
@@ -156,7 +166,7 @@ def check_chain(
                 ChainProblem(game_id, row.seq, HASH_MISMATCH, "content differs from its hash")
             )
         expected_prev = row.hash or ""
-        last_seq = row.seq
+        last_seq, last_hash = row.seq, row.hash or ""
     if last_seq < expected_count:
         problems.append(_missing(game_id, last_seq + 1, expected_count))
     elif last_seq > expected_count:
@@ -165,6 +175,12 @@ def check_chain(
                 game_id, expected_count + 1, COUNT_MISMATCH,
                 f"the game counts {expected_count} event(s), events up to seq {last_seq} are "
                 "stored",
+            )
+        )
+    if head is not None and head != last_hash:
+        problems.append(
+            ChainProblem(
+                game_id, None, HEAD_MISMATCH, "the game's chain head is not its last event's hash"
             )
         )
     return problems
@@ -179,4 +195,4 @@ def verify_game_chain(game: Any, chunk_size: int = 2000) -> list[ChainProblem]:
         .values_list("seq", "seat", "action", "source", "created_at", "prev_hash", "hash")
         .iterator(chunk_size=chunk_size)
     )
-    return check_chain(game.pk, genesis_hash(game), rows, game.seq)
+    return check_chain(game.pk, genesis_hash(game), rows, game.seq, game.chain_head)

@@ -87,6 +87,9 @@ class Game(models.Model):
     max_timeouts = models.PositiveSmallIntegerField(default=3)
     #: counts for ratings (games between people; practice games with bots do not)
     rated = models.BooleanField(default=False)
+    #: the hash of the last event ("" before the first): the head of the event chain
+    #: (games.event_chain), so an action links its event without reading the one before
+    chain_head = models.CharField(max_length=64, blank=True, default="", editable=False)
 
     class Meta:
         ordering = ["-created_at"]
@@ -224,11 +227,13 @@ class Event(models.Model):
     def __str__(self) -> str:
         return f"{self.game} #{self.seq}: seat {self.seat} {self.action}"
 
-    def save(self, *args: Any, **kwargs: Any) -> None:
-        """Insert only, always linked into the game's chain: no creator can forget the hashes."""
+    def save(self, *args: Any, prev_hash: str | None = None, **kwargs: Any) -> None:
+        """Insert only, always linked into the game's chain: no creator can forget the hashes.
+        ``prev_hash``: the hash of event ``seq - 1`` when the caller holds it (the game row's
+        chain head, read under the game's lock); else it is read."""
         if not self._state.adding:
             raise AppendOnlyError("events are append-only")
-        self.link(using=kwargs.get("using"))
+        self.link(prev_hash=prev_hash, using=kwargs.get("using"))
         super().save(*args, **kwargs)
 
     def link(self, prev_hash: str | None = None, using: str | None = None) -> None:

@@ -347,9 +347,12 @@ def action_submit(
         now = timezone.now()
         previous_seq = game.seq
         game.seq = previous_seq + 1
-        event = Event.objects.create(
+        event = Event(
             game=game, seq=game.seq, seat=seat, action=action, created_at=now, source=source
         )
+        # the game row holds its chain's head, read under its lock: no read of the event before
+        event.save(prev_hash=game.chain_head or None)
+        game.chain_head = event.hash
         moved = Snapshot.objects.filter(game=game, seq=previous_seq).update(
             seq=game.seq, data=engine.snapshot()
         )
@@ -357,7 +360,7 @@ def action_submit(
             Snapshot.objects.update_or_create(
                 game=game, defaults={"seq": game.seq, "data": engine.snapshot()}
             )
-        fields = ["seq", "to_move"]
+        fields = ["seq", "to_move", "chain_head"]
         turn_passed = engine.to_move != game.to_move
         if source == EventSource.PLAYER and acting.timeouts:
             acting.timeouts = 0  # a move of the player's own resets their timeouts

@@ -24,6 +24,7 @@ from games.event_chain import (
     BROKEN_LINK,
     COUNT_MISMATCH,
     HASH_MISMATCH,
+    HEAD_MISMATCH,
     MISSING,
     ChainRow,
     check_chain,
@@ -172,7 +173,8 @@ def test_bulk_create_links_within_the_batch_and_to_the_stored_log(played: Game) 
     Event.objects.bulk_create(
         [Event(game=played, seq=seq, seat=seq % 2, action="x") for seq in (9, 7, 8)]
     )
-    Game.objects.filter(pk=played.pk).update(seq=9)
+    last = Event.objects.get(game=played, seq=9).hash
+    Game.objects.filter(pk=played.pk).update(seq=9, chain_head=last)
     played.refresh_from_db()
     assert verify_game_chain(played) == []
 
@@ -212,17 +214,21 @@ def _swap_3_and_4(cursor: Any, game: Game) -> None:
         )
 
 
-def _rehashed_action(cursor: Any, game: Game) -> None:
+def _rehashed_action(seq: int) -> Callable[[Any, Game], None]:
     """Change an action and recompute that event's own hash, as a careful forger would."""
-    event = Event.objects.get(game=game, seq=3)
-    forged = event_hash(
-        game_id=game.pk, seq=3, seat=event.seat, action="forged", source=event.source,
-        created_at=event.created_at, prev_hash=event.prev_hash,
-    )  # fmt: skip
-    cursor.execute(
-        "UPDATE games_event SET action = %s, hash = %s WHERE game_id = %s AND seq = 3",
-        ["forged", forged, game.pk],
-    )
+
+    def change(cursor: Any, game: Game) -> None:
+        event = Event.objects.get(game=game, seq=seq)
+        forged = event_hash(
+            game_id=game.pk, seq=seq, seat=event.seat, action="forged", source=event.source,
+            created_at=event.created_at, prev_hash=event.prev_hash,
+        )  # fmt: skip
+        cursor.execute(
+            "UPDATE games_event SET action = %s, hash = %s WHERE game_id = %s AND seq = %s",
+            ["forged", forged, game.pk, seq],
+        )
+
+    return change
 
 
 TAMPERING = {
@@ -231,7 +237,7 @@ TAMPERING = {
     "time": (_later, {(3, HASH_MISMATCH)}),
     "source": (_set("source", "timeout"), {(3, HASH_MISMATCH)}),
     "deleted event": (_delete(3), {(3, MISSING), (4, BROKEN_LINK)}),
-    "deleted last event": (_delete(6), {(6, MISSING)}),
+    "deleted last event": (_delete(6), {(6, MISSING), (None, HEAD_MISMATCH)}),
     "reordered events": (
         _swap_3_and_4,
         {
@@ -239,7 +245,9 @@ TAMPERING = {
             (5, BROKEN_LINK),
         },
     ),
-    "rehashed action": (_rehashed_action, {(4, BROKEN_LINK)}),
+    "rehashed action": (_rehashed_action(3), {(4, BROKEN_LINK)}),
+    # nothing links to the last event: only the head the game row keeps tells
+    "rehashed last action": (_rehashed_action(6), {(None, HEAD_MISMATCH)}),
 }
 
 
@@ -254,7 +262,8 @@ def test_tampering_is_detected_and_the_command_fails(played: Game, name: str) ->
     assert error is not None and error.returncode == 1
     assert f"with a broken event chain: {played.pk}" in str(error)
     for seq, kind in expected:
-        assert f"game {played.pk} seq {seq}: {kind}" in out
+        where = f"game {played.pk}" + (f" seq {seq}" if seq is not None else "")
+        assert f"{where}: {kind}" in out
     assert "checked 1 game(s), 1 with a broken chain" in out
 
 
@@ -267,7 +276,7 @@ def test_a_changed_deal_breaks_the_first_link(played: Game) -> None:
 
 def test_an_event_added_behind_the_games_count_is_detected(played: Game) -> None:
     Event.objects.create(game=played, seq=7, seat=0, action="x")  # game.seq stays 6
-    assert kinds_at(verify_game_chain(played)) == {(7, COUNT_MISMATCH)}
+    assert kinds_at(verify_game_chain(played)) == {(7, COUNT_MISMATCH), (None, HEAD_MISMATCH)}
 
 
 def test_the_command_checks_one_game_or_all(make_user: Any, played: Game) -> None:

@@ -132,6 +132,9 @@ def test_an_action_reads_the_game_its_snapshot_and_seats_once(make_user: Any) ->
     assert sum('FROM "games_game"' in q for q in reads) == 1
     assert sum('FROM "games_seat"' in q for q in reads) == 1
     assert not any('FROM "games_snapshot"' in q for q in reads)
+    # the event links to the chain head the game row holds, without reading the one before
+    assert not any('FROM "games_event"' in q for q in reads)
+    assert game.chain_head == Event.objects.get(game=game, seq=2).hash
     # no write of an unchanged time bank or timeout counter
     assert not any(q.startswith('UPDATE "games_seat"') for q in sql)
 
