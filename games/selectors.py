@@ -138,8 +138,12 @@ class GameReads:
 
 # -- seats --------------------------------------------------------------------------------------
 def _seats(game: Game, viewer_id: int | None, reads: GameReads | None = None) -> list[SeatInfo]:
+    return _seat_infos((reads or GameReads()).seat_rows(game), viewer_id)
+
+
+def _seat_infos(rows: list[Seat], viewer_id: int | None) -> list[SeatInfo]:
     """The seats in order; two bots of one kind are told apart by their seat ("greedy bot 3")."""
-    rows = (reads or GameReads()).seat_rows(game)
+    rows = sorted(rows, key=lambda seat: seat.index)
     bot_names = Counter(seat.name for seat in rows if seat.is_bot)
     seats = []
     for seat in rows:
@@ -163,18 +167,11 @@ def _seats(game: Game, viewer_id: int | None, reads: GameReads | None = None) ->
     return seats
 
 
-def seat_names(*, game: Game) -> list[str]:
-    """The seats' public names in seating order (never an email address)."""
-    return [s.name for s in _seats(game, None)]
-
-
-def seat_for_user(*, game: Game, user: Any) -> int | None:
-    """The seat index ``user`` plays in ``game``, or None (anonymous users included)."""
-    if user is None or not user.is_authenticated:
-        return None
-    return (
-        Seat.objects.filter(game=game, user_id=user.pk).values_list("index", flat=True).first()
-    )
+def seat_names(*, game: Game, rows: list[Seat] | None = None) -> list[str]:
+    """The seats' public names in seating order (never an email address); from ``rows``, the
+    game's seats with their users, when the caller has them."""
+    infos = _seat_infos(rows, None) if rows is not None else _seats(game, None)
+    return [s.name for s in infos]
 
 
 def _started(game: Game) -> bool:

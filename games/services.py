@@ -95,6 +95,8 @@ class Submitted:
     game: Game
     event: Event
     engine: EngineGame
+    #: the game's seats in order, with their users (read under the lock; for the names)
+    seats: list[Seat]
 
 
 # -- reading the engine state -------------------------------------------------------------------
@@ -297,7 +299,7 @@ def _logged(submit: Callable[P, Submitted]) -> Callable[P, Submitted]:
             fields["expected_seq"] = call.arguments["expected_seq"]
             log.info("action rejected", extra=fields)
             raise
-        fields["seq"] = result.event.seq
+        fields["seq"], fields["seat"] = result.event.seq, result.event.seat
         fields["duration_ms"] = round((time.perf_counter() - started) * 1000, 1)
         transaction.on_commit(lambda: log.info("action applied", extra=fields))
         return result
@@ -309,7 +311,7 @@ def _logged(submit: Callable[P, Submitted]) -> Callable[P, Submitted]:
 def action_submit(
     *,
     game_id: int,
-    seat: int,
+    seat: int | None,
     action: str,
     expected_seq: int | None = None,
     user: Any = None,
@@ -319,7 +321,8 @@ def action_submit(
 
     ``expected_seq`` is the number of events the submitter saw: when the game has moved on since,
     nothing is applied. ``user``, when given, must hold the seat (bots and the deadline sweep
-    pass None and act for the seat itself).
+    pass None and act for the seat itself); ``seat`` None means the seat ``user`` holds (the
+    game page's form: the seats are read here anyway). No such game: ``Game.DoesNotExist``.
     """
     with transaction.atomic():
         # one query for the game (locked) and its snapshot (not locked: written below only
@@ -331,9 +334,13 @@ def action_submit(
             if expected_seq is not None and expected_seq != game.seq:
                 raise GameMovedOn()
             raise GameNotRunning()
-        seats = {s.index: s for s in Seat.objects.filter(game=game)}
+        seats = {s.index: s for s in Seat.objects.filter(game=game).select_related("user")}
+        if seat is None:
+            seat = next((s.index for s in seats.values() if _holds(s, user)), None)
+            if seat is None:
+                raise NotYourSeat()
         acting = seats.get(seat)
-        if user is not None and (acting is None or acting.user_id != user.pk):
+        if user is not None and (acting is None or not _holds(acting, user)):
             raise NotYourSeat()
         if expected_seq is not None and expected_seq != game.seq:
             raise GameMovedOn()
@@ -379,7 +386,11 @@ def action_submit(
             following = seats.get(game.to_move) if game.to_move is not None else None
             automatic = following is not None and following.acts_automatically
             _after_commit(game.pk, game.seq, automatic_next=automatic)
-    return Submitted(game=game, event=event, engine=engine)
+    return Submitted(game=game, event=event, engine=engine, seats=list(seats.values()))
+
+
+def _holds(seat: Seat, user: Any) -> bool:
+    return user is not None and seat.user_id is not None and seat.user_id == user.pk
 
 
 def _finish(game: Game, scores: list[int], now: Any) -> None:

@@ -298,6 +298,10 @@ SITE_URL: str = env.str("SITE_URL", default="http://127.0.0.1:8000").rstrip("/")
 CACHES = {
     "default": env.cache_url("CACHE_URL", default=f"filecache://{BASE_DIR / 'var' / 'cache'}")
 }
+# Sessions are read from that cache and written through to the database, so a cache that
+# restarts logs nobody out: each request of a logged-in player reads its session, and with
+# Redis that is a cache hit instead of a query.
+SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
 
 # Emails go to files in var/mail/ by default, one file per email, to be read locally;
 # production sets e.g. EMAIL_URL=smtp+tls://user:password@mail.example:587.

@@ -188,7 +188,7 @@ def email_action(request: HttpRequest, token: str) -> HttpResponse:
         return _refused(request, "illegal", game=game, detail=service_error_text(error))
     except GameServiceError as error:
         return _refused(request, "invalid", game=game, detail=service_error_text(error))
-    names = selectors.seat_names(game=game)
+    names = selectors.seat_names(game=game, rows=result.seats)
     message = presenters.result_message(
         game.kind, link.action, result.engine.view(link.seat), link.seat, names
     )

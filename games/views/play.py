@@ -10,6 +10,7 @@ import json
 from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
 from django.http import (
+    Http404,
     HttpRequest,
     HttpResponse,
     HttpResponseBadRequest,
@@ -24,7 +25,7 @@ from django.views.decorators.http import require_GET, require_POST
 from games import presenters, ratelimit, selectors
 from games.error_messages import service_error_text
 from games.models import Game
-from games.services import GameServiceError, action_submit
+from games.services import GameServiceError, NotYourSeat, action_submit
 
 TEXT = "text/plain; charset=utf-8"
 
@@ -50,15 +51,12 @@ def game_detail(request: HttpRequest, game_id: int) -> HttpResponse:
 def game_act(request: HttpRequest, game_id: int) -> HttpResponse:
     """One action from the page's buttons; always answered by a redirect to the game (or an
     error status for a request no button of the page can make)."""
-    game = get_object_or_404(Game, pk=game_id)
     if not request.user.is_authenticated:
+        get_object_or_404(Game, pk=game_id)
         # back to the game after logging in, not to this POST-only address
-        return redirect_to_login(reverse("game_detail", args=[game.pk]))
+        return redirect_to_login(reverse("game_detail", args=[game_id]))
     if not ratelimit.hit("action-user", str(request.user.pk)):
         return too_many_actions()
-    seat = selectors.seat_for_user(game=game, user=request.user)
-    if seat is None:
-        return HttpResponseForbidden(_("You do not have a seat in this game."), content_type=TEXT)
     action = request.POST.get("action", "").strip()
     raw_seq = request.POST.get("seq", "")
     if not action:
@@ -73,18 +71,22 @@ def game_act(request: HttpRequest, game_id: int) -> HttpResponse:
             content_type=TEXT,
         )
     try:
+        # the seat is the one the player holds: action_submit reads the seats anyway
         result = action_submit(
-            game_id=game.pk, seat=seat, action=action, expected_seq=seq, user=request.user
+            game_id=game_id, seat=None, action=action, expected_seq=seq, user=request.user
         )
+    except Game.DoesNotExist:
+        raise Http404 from None
+    except NotYourSeat:
+        return HttpResponseForbidden(_("You do not have a seat in this game."), content_type=TEXT)
     except GameServiceError as exc:
         messages.error(request, service_error_text(exc))
     else:
-        names = selectors.seat_names(game=game)
+        kind, seat = result.game.kind, result.event.seat
+        names = selectors.seat_names(game=result.game, rows=result.seats)
         view = result.engine.view(seat)
-        messages.success(
-            request, presenters.result_message(game.kind, action, view, seat, names)
-        )
-    return HttpResponseRedirect(reverse("game_detail", args=[game.pk]), status=303)
+        messages.success(request, presenters.result_message(kind, action, view, seat, names))
+    return HttpResponseRedirect(reverse("game_detail", args=[game_id]), status=303)
 
 
 @require_GET

@@ -174,7 +174,7 @@ def test_a_failed_email_send_logs_its_game_id_and_the_error(
     game, anna, _ = running_game(make_user)
     row = Notification.objects.get(game=game, user=anna)
 
-    def refuse(notification: Notification, connection: Any = None) -> bool:
+    def refuse(notification: Notification, connection: Any = None, reads: Any = None) -> bool:
         raise ConnectionRefusedError("mail server down")
 
     monkeypatch.setattr("games.emails.send_notification", refuse)

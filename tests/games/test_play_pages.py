@@ -8,8 +8,10 @@ from typing import Any
 from urllib.parse import parse_qs
 
 import pytest
+from django.db import connection
 from django.shortcuts import resolve_url
 from django.template.loader import render_to_string
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from games import presenters, selectors
@@ -185,6 +187,31 @@ def test_legal_post_stores_one_event_and_redirects_with_a_message(
     [message] = messages_of(page)
     assert message.startswith("You ")
     assert "draw" in message.lower()  # what comes next: the draw
+
+
+def test_a_post_reads_the_game_and_the_seats_only_in_the_action(
+    client: Any, make_user: Any
+) -> None:
+    """The view reads nothing of the game itself: the action finds the player's seat among the
+    seats it reads under the game's lock, and the message's names come from those too."""
+    game, anna, _ = two_player_game(make_user)
+    client.force_login(anna)
+    action = engine_state(game).legal()[0]
+
+    with CaptureQueriesContext(connection) as queries:
+        response = client.post(act_url(game), {"action": action, "seq": "0"})
+
+    assert response.status_code == 303
+    reads = [q["sql"] for q in queries.captured_queries if q["sql"].startswith("SELECT")]
+    assert sum('FROM "games_game"' in q for q in reads) == 1  # the action's, FOR UPDATE
+    assert sum('FROM "games_seat"' in q for q in reads) == 1
+    assert not any('FROM "django_session"' in q for q in reads)  # from the cache
+    assert Event.objects.get(game=game).seat == 0
+
+
+def test_a_post_to_a_missing_game_is_404(client: Any, make_user: Any) -> None:
+    client.force_login(make_user())
+    assert client.post("/games/999999/act/", {"action": "draw deck", "seq": "0"}).status_code == 404
 
 
 def test_board_message_says_where_the_figure_went(client: Any, make_user: Any) -> None:

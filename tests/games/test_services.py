@@ -175,6 +175,23 @@ def test_stale_and_foreign_submissions_are_refused(make_user: Any) -> None:
     assert Event.objects.filter(game=game).count() == 1
 
 
+def test_without_a_seat_the_action_is_for_the_seat_the_user_holds(make_user: Any) -> None:
+    game, anna, bela = two_player_game(make_user)
+    action = first_legal(game)
+    with pytest.raises(NotYourSeat):
+        action_submit(game_id=game.pk, seat=None, action=action, user=make_user("csaba"))
+    with pytest.raises(NotYourSeat):  # no user, no seat: nobody to act for
+        action_submit(game_id=game.pk, seat=None, action=action)
+    with pytest.raises(NotYourTurn):
+        action_submit(game_id=game.pk, seat=None, action=action, user=bela)
+    with pytest.raises(Game.DoesNotExist):
+        action_submit(game_id=game.pk + 1000, seat=None, action=action, user=anna)
+
+    result = action_submit(game_id=game.pk, seat=None, action=action, user=anna)
+
+    assert result.event.seat == 0 and [s.user for s in result.seats] == [anna, bela]
+
+
 def test_no_action_in_an_open_game(make_user: Any) -> None:
     anna = make_user("anna")
     game = game_create(creator=anna, kind="keltis", player_count=3)
