@@ -9,8 +9,8 @@ the snapshot of that position, loaded with COPY in one transaction. Exactly 1% o
 games (500) are overdue when the fill ends. The fill is skipped when the database holds one
 with the same parameters; ``--refill`` drops the database and fills it again.
 
-Then measures, in one process and through a real HTTP server on loopback (Django's runserver
-with Nagle's algorithm off, one kept-alive connection), with DEBUG off:
+Then measures, in one process and through the production HTTP server on loopback (gunicorn
+with the project's config, one sync worker), with DEBUG off:
 
 - ``action``: ``action_submit`` for the seat to move of random running games (the greedy bot's
   choice), then the same through HTTP: the page's form POSTed with the session and CSRF token;
@@ -62,6 +62,7 @@ from games.event_chain import event_hash, genesis_hash  # noqa: E402  (pure, no 
 
 DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/keltis_bench"
 DEFAULT_BROKER = "redis://127.0.0.1:6379/13"
+DEFAULT_CACHE = "rediscache://127.0.0.1:6379/14"
 PIECES = ("fill", "floor", "action", "page", "sweep")
 
 TARGET_ACTION_P95_MS = 15.0
@@ -88,6 +89,7 @@ def configure_django(db_url: str, broker_url: str) -> None:
             "ENV_FILE": str(LOG_DIR / "no.env"),
             "DATABASE_URL": db_url,
             "CELERY_BROKER_URL": broker_url,
+            "CACHE_URL": DEFAULT_CACHE,  # Redis, as in production: sessions, rate limits
             "DEBUG": "False",
             "SECRET_KEY": "bench-scale-not-secret",
             "ALLOWED_HOSTS": "127.0.0.1,localhost,testserver",
@@ -369,7 +371,7 @@ GAME_COLUMNS = (
     "id", "kind", "options", "player_count", "days_per_move", "status", "setup", "created_at",
     "started_at", "finished_at", "seq", "to_move", "turn_started_at", "created_by_id",
     "bank_cap_hours", "bank_increment_hours", "deadline", "max_timeouts", "reminder_at",
-    "turn_seq", "rated",
+    "turn_seq", "rated", "chain_head",
 )  # fmt: skip
 SEAT_COLUMNS = (
     "id", "game_id", "index", "user_id", "bot", "joined_at", "score", "place", "bank_seconds",
@@ -405,7 +407,7 @@ def game_row(game: GamePlan, traj: Trajectory) -> tuple[Any, ...]:
         traj.setup_json, game.created_at, game.started_at, game.finished_at, game.seq,
         traj.to_move[game.seq] if running else None, game.turn_started_at, game.users[0], 0, 0,
         game.deadline, 3, game.reminder_at, traj.turn_seq[game.seq] if running else 0,
-        game.status != "finished",
+        game.status != "finished", "",  # chain_head: set from the events once they are in
     )  # fmt: skip
 
 
@@ -574,6 +576,12 @@ def fill(db_url: str, plan: FillPlan) -> dict[str, Any]:
             mark = time.perf_counter()
         stages["indexes and constraints"] = time.perf_counter() - mark
         print(f"  indexes and constraints made again in {stages['indexes and constraints']:.1f} s")
+        mark = time.perf_counter()
+        cur.execute(
+            "UPDATE games_game g SET chain_head = e.hash FROM games_event e "
+            "WHERE e.game_id = g.id AND e.seq = g.seq"
+        )
+        print(f"  chain heads set in {time.perf_counter() - mark:.1f} s")
         for table in ("accounts_user", "games_game", "games_seat", "games_event"):
             cur.execute(
                 f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), "
@@ -916,30 +924,21 @@ class Server:
         return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")
 
 
-#: ``manage.py runserver --noreload`` with Nagle's algorithm off on its sockets, as nginx and
-#: production servers have it: runserver writes a response's headers and body in two sends,
-#: so on a kept-alive connection the body waited for the client's delayed ACK (~40 ms a
-#: request, measured here: 80 ms kept alive against 45 ms on a new connection).
-RUNSERVER = """
-import sys
-from django.core.servers import basehttp
-basehttp.WSGIRequestHandler.disable_nagle_algorithm = True
-from django.core.management import execute_from_command_line
-execute_from_command_line(["manage.py", "runserver", "--noreload", sys.argv[1]])
-"""
-
-
 @contextmanager
 def http_server() -> Iterator[Server]:
-    """Django's runserver (see ``RUNSERVER``) on a free loopback port, with this process's
-    settings (DEBUG off); stopped (by its process id) afterwards."""
+    """The production web server on a free loopback port: gunicorn with the project's
+    ``gunicorn.conf.py`` (sync worker, JSON access log), one worker so that its CPU time is
+    the server's, with this process's settings (DEBUG off); stopped afterwards. A sync worker
+    answers one request per connection, so each request opens one (on loopback, as a proxy in
+    front of it does)."""
     port = free_port()
     LOG_DIR.mkdir(parents=True, exist_ok=True)
-    with open(LOG_DIR / "runserver.log", "w") as log:
+    env = {**os.environ, "GUNICORN_BIND": f"127.0.0.1:{port}", "WEB_CONCURRENCY": "1"}
+    with open(LOG_DIR / "gunicorn.log", "w") as log:
         proc = subprocess.Popen(
-            [sys.executable, "-c", RUNSERVER, f"127.0.0.1:{port}"],
+            [sys.executable, "-m", "gunicorn", "--config", "gunicorn.conf.py"],
             cwd=ROOT,
-            env=os.environ.copy(),
+            env=env,
             stdout=log,
             stderr=subprocess.STDOUT,
         )
@@ -947,7 +946,7 @@ def http_server() -> Iterator[Server]:
             deadline = time.monotonic() + 60
             while True:
                 if proc.poll() is not None:
-                    raise RuntimeError(f"runserver exited; see {LOG_DIR / 'runserver.log'}")
+                    raise RuntimeError(f"gunicorn exited; see {LOG_DIR / 'gunicorn.log'}")
                 try:
                     with socket.create_connection(("127.0.0.1", port), timeout=1):
                         break
@@ -955,11 +954,12 @@ def http_server() -> Iterator[Server]:
                     if time.monotonic() > deadline:
                         raise
                     time.sleep(0.2)
-            yield Server(port, proc.pid)
+            children = Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split()
+            yield Server(port, int(children[0]) if children else proc.pid)
         finally:
             proc.terminate()
             try:
-                proc.wait(10)
+                proc.wait(30)
             except subprocess.TimeoutExpired:
                 proc.kill()
 
@@ -1367,7 +1367,7 @@ def main(argv: list[str] | None = None) -> None:
             for line in step():
                 print(line)
     if "action" in pieces or "page" in pieces:
-        print("\n== http (runserver --noreload on loopback, Nagle off, DEBUG off, kept alive)")
+        print("\n== http (gunicorn, one sync worker, on loopback, DEBUG off)")
         with http_server() as server:
             if "action" in pieces:
                 for line in bench_action_http(args, results, server):
