@@ -22,7 +22,8 @@ timeout = int(os.environ.get("GUNICORN_TIMEOUT", "30"))
 # On SIGTERM (docker stop, a deploy) requests in flight get this long to finish; docker's own
 # stop timeout (10 s by default) should be at least as long, see docker-compose.yml.
 graceful_timeout = 20
-# Behind a reverse proxy that keeps connections open to us.
+# Used by threaded workers only: a sync worker answers one request per connection (a threaded
+# worker measured no faster in bench/scale.py, one client at a time).
 keepalive = 5
 # Replace each worker after about this many requests, so a slow leak cannot grow unbounded;
 # the jitter keeps the workers from restarting all at once.

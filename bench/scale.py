@@ -927,10 +927,11 @@ class Server:
 @contextmanager
 def http_server() -> Iterator[Server]:
     """The production web server on a free loopback port: gunicorn with the project's
-    ``gunicorn.conf.py`` (sync worker, JSON access log), one worker so that its CPU time is
-    the server's, with this process's settings (DEBUG off); stopped afterwards. A sync worker
+    ``gunicorn.conf.py`` (sync worker, JSON access log), one worker so that its CPU time is the
+    server's, with this process's settings (DEBUG off); stopped afterwards. A sync worker
     answers one request per connection, so each request opens one (on loopback, as a proxy in
-    front of it does)."""
+    front of it does). ``GUNICORN_CMD_ARGS`` in the environment reaches it (e.g.
+    ``--worker-class gthread``: no faster here, measured 2026-11-26)."""
     port = free_port()
     LOG_DIR.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, "GUNICORN_BIND": f"127.0.0.1:{port}", "WEB_CONCURRENCY": "1"}
