@@ -39,6 +39,9 @@ log = logging.getLogger(__name__)
 
 MAX_ATTEMPTS = 8
 DELIVER_BATCH = 200
+#: rows claimed at once: a worker that dies mid-batch leaves at most these 'sending' until
+#: ``sending_timeout`` frees them, while the rest of the batch stays queued for the next sweep
+CLAIM_CHUNK = 20
 
 
 def _queue(key: str, **fields: object) -> None:
@@ -151,14 +154,17 @@ def _claim(ids: list[int], now: datetime) -> list[int]:
 
 
 def _deliver_claimed(
-    ids: list[int], connection: BaseEmailBackend | None = None
+    ids: list[int],
+    connection: BaseEmailBackend | None = None,
+    reads: GameReads | None = None,
 ) -> list[str]:
     """Send the claimed rows in order, each marked sent, skipped or failed right after its
-    attempt; their games' rows are read once for all of them (``selectors.GameReads``)."""
+    attempt; their games' rows are read once for all of them (``reads``, shared by the
+    caller's whole batch when given)."""
     from .selectors import GameReads  # here: selectors imports services, which imports us
 
     rows = Notification.objects.select_related("user", "game").in_bulk(ids)
-    reads = GameReads()
+    reads = reads or GameReads()
     for row in rows.values():
         if row.game is not None:
             reads.known(row.game)  # just read: no need to read it again
@@ -218,15 +224,21 @@ def backoff(attempts: int) -> timedelta:
 
 
 def deliver_many(ids: Iterable[int]) -> dict[str, int]:
-    """Claim the due rows among ``ids`` at once, then send them over one SMTP session."""
+    """Send the due rows among ``ids`` over one SMTP session, claiming ``CLAIM_CHUNK`` rows at
+    a time; the emails of one game share its reads across the whole batch."""
+    from .selectors import GameReads  # here: selectors imports services, which imports us
+
     ids = list(ids)
-    claimed = _claim(ids, timezone.now())
+    reads = GameReads()
     counts: dict[str, int] = {}
-    if len(claimed) < len(ids):
-        counts["not_claimed"] = len(ids) - len(claimed)
     with mail_session() as connection:
-        for outcome in _deliver_claimed(claimed, connection):
-            counts[outcome] = counts.get(outcome, 0) + 1
+        for start in range(0, len(ids), CLAIM_CHUNK):
+            chunk = ids[start : start + CLAIM_CHUNK]
+            claimed = _claim(chunk, timezone.now())
+            if len(claimed) < len(chunk):
+                counts["not_claimed"] = counts.get("not_claimed", 0) + len(chunk) - len(claimed)
+            for outcome in _deliver_claimed(claimed, connection, reads):
+                counts[outcome] = counts.get(outcome, 0) + 1
     return counts
 
 

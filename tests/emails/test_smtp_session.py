@@ -14,7 +14,7 @@ from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from games import notify
+from games import emails, notify
 from games.models import Game, Notification, NotificationKind, NotificationStatus
 from games.services import engine_state, game_create, game_finish_early, game_join
 
@@ -127,3 +127,32 @@ def test_a_row_is_claimed_once_and_only_when_queued_and_due(make_user: Any) -> N
     first.refresh_from_db()
     assert (first.status, first.attempts) == (NotificationStatus.SENDING, 1)
     assert notify.deliver_many(ids) == {"not_claimed": 4}
+
+
+def test_a_batch_claims_a_chunk_at_a_time_and_still_reads_the_game_once(
+    make_user: Any, smtp: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While the first email is being sent only its chunk is 'sending': a worker that died
+    there would leave the other rows queued for the next sweep, not held until the timeout."""
+    rows = game_over_rows(make_user)
+    monkeypatch.setattr(notify, "CLAIM_CHUNK", 2)
+    seen: list[list[str]] = []
+    send = emails.send_notification
+
+    def watching(notification: Notification, *args: Any) -> bool:
+        statuses = Notification.objects.filter(pk__in=[r.pk for r in rows]).order_by("pk")
+        seen.append(list(statuses.values_list("status", flat=True)))
+        return send(notification, *args)
+
+    monkeypatch.setattr(emails, "send_notification", watching)
+    ids = sorted(r.pk for r in rows)
+
+    with CaptureQueriesContext(connection) as queries:
+        assert notify.deliver_many(ids) == {"sent": 4}
+
+    first = seen[0]
+    assert first[:2] == [NotificationStatus.SENDING] * 2
+    assert first[2:] == [NotificationStatus.QUEUED] * 2
+    sql = [q["sql"] for q in queries.captured_queries if q["sql"].startswith("SELECT")]
+    assert sum('FROM "games_seat"' in q for q in sql) == 1  # shared across the chunks
+    assert sorted(smtp.recipients) == sorted(r.user.email for r in rows)
