@@ -334,7 +334,8 @@ def action_submit(
             if expected_seq is not None and expected_seq != game.seq:
                 raise GameMovedOn()
             raise GameNotRunning()
-        seats = {s.index: s for s in Seat.objects.filter(game=game).select_related("user")}
+        rows = clock.with_vacations_end(Seat.objects.filter(game=game).select_related("user"))
+        seats = {s.index: s for s in rows}
         if seat is None:
             seat = next((s.index for s in seats.values() if _holds(s, user)), None)
             if seat is None:

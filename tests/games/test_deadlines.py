@@ -171,6 +171,32 @@ def test_vacation_stops_the_clock(make_user: Any) -> None:
         assert timeouts.timeout_apply(game_id=game.pk) == "played"
 
 
+def test_a_vacation_ahead_moves_the_deadline_a_move_sets(make_user: Any) -> None:
+    game, anna, bela = duel(make_user, days_per_move=2)
+    Vacation.objects.create(  # bela is away for a day, starting the day after anna moves
+        user=bela, starts_at=START + timedelta(days=2), ends_at=START + timedelta(days=3)
+    )
+    Vacation.objects.create(  # anna's vacation ended before her turn: no effect
+        user=anna, starts_at=START - timedelta(days=9), ends_at=START - timedelta(days=8)
+    )
+    with time_machine.travel(START + timedelta(days=1), tick=False):
+        play_turn(game, anna)
+    game.refresh_from_db()
+    assert game.to_move == 1
+    assert game.deadline == START + timedelta(days=1 + 2 + 1)
+
+
+def test_a_vacation_in_the_turn_is_not_taken_from_the_bank(make_user: Any) -> None:
+    game, anna, _ = duel(make_user, days_per_move=1, bank_increment_hours=12, bank_cap_hours=48)
+    Seat.objects.filter(game=game, index=0).update(bank_seconds=24 * 3600)
+    Vacation.objects.create(
+        user=anna, starts_at=START + timedelta(hours=1), ends_at=START + timedelta(hours=21)
+    )
+    with time_machine.travel(START + timedelta(days=1, hours=10), tick=False):
+        play_turn(game, anna)  # 34 h, 20 of them away: 14 h used, none over the day
+    assert Seat.objects.get(game=game, index=0).bank_seconds == (24 + 12) * 3600
+
+
 def test_a_move_just_before_the_deadline_wins(make_user: Any) -> None:
     game, anna, _ = duel(make_user, days_per_move=1)
     old_deadline = game.deadline
