@@ -26,6 +26,7 @@ from games.engine import Game as EngineGame
 from games.engine import IllegalAction, RecordError, game_class
 
 from . import clock, notify
+from .after_response import call_after_response
 from .models import BotKind, Event, EventSource, Game, GameStatus, Seat, Snapshot
 
 log = logging.getLogger(__name__)
@@ -413,7 +414,7 @@ def _finish(game: Game, scores: list[int], now: Any) -> None:
         seat.save(update_fields=["score", "place"])
     notify.game_finished(game)
     for hook in FINISHED_HOOKS:
-        transaction.on_commit(lambda hook=hook: hook(game.pk), robust=True)
+        transaction.on_commit(lambda hook=hook: call_after_response(hook, game.pk))
 
 
 def game_finish_early(game: Game, engine: EngineGame, now: Any) -> None:
@@ -426,7 +427,10 @@ def _after_commit(game_id: int, seq: int, automatic_next: bool | None = None) ->
     """Queue the follow-up work once the transaction has committed: after a game starts and
     after every action that passes the turn (mid-turn actions make no email due).
     ``automatic_next`` says whether the seat now to move is a bot or retired seat, when the
-    caller knows (None: the hook looks it up). Robust: a broker that is down must not turn a
-    stored move into an error page; the periodic sweeps catch up."""
+    caller knows (None: the hook looks it up). In a web request it runs once the response is
+    sent (after_response). Robust: a broker that is down must not turn a stored move into an
+    error page; the periodic sweeps catch up."""
     for hook in AFTER_COMMIT_HOOKS:
-        transaction.on_commit(lambda hook=hook: hook(game_id, seq, automatic_next), robust=True)
+        transaction.on_commit(
+            lambda hook=hook: call_after_response(hook, game_id, seq, automatic_next)
+        )
