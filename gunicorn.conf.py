@@ -7,7 +7,9 @@ operator can size them to the machine without a new image.
 
 from __future__ import annotations
 
+import gc
 import os
+from typing import Any
 
 from keltis_site import settings
 
@@ -41,3 +43,30 @@ control_socket_disable = True
 accesslog = "-"
 loglevel = settings.LOG_LEVEL.lower()
 logconfig_dict = settings.LOGGING
+
+
+# Python's cycle collector, between requests rather than inside them. Left to itself it paused
+# about one request in fifteen for 1-3 ms and a few for up to 40 ms (bench/scale.py measured 240
+# ms of collections in 620 requests). After the app is loaded its objects are frozen (never
+# scanned again) and automatic collection is off; after each response has been sent, the young
+# generation is collected, the middle one every 10 requests and all of them every 100: the
+# same work, done while no client waits. A request's cyclic garbage lives until its end.
+GC_MIDDLE_EVERY = 10
+GC_FULL_EVERY = 100
+
+
+def post_worker_init(worker: Any) -> None:
+    gc.collect()
+    gc.freeze()
+    gc.disable()
+    worker.requests_served = 0
+
+
+def post_request(worker: Any, req: Any, environ: Any, resp: Any) -> None:
+    worker.requests_served = served = getattr(worker, "requests_served", 0) + 1
+    if served % GC_FULL_EVERY == 0:
+        gc.collect(2)
+    elif served % GC_MIDDLE_EVERY == 0:
+        gc.collect(1)
+    else:
+        gc.collect(0)

@@ -148,3 +148,27 @@ def test_gunicorn_serves_the_site_and_writes_json_lines(tmp_path: Path) -> None:
     assert {(e["path"], e["status"]) for e in access} == {("/healthz", "503")}
     assert any(e["message"].startswith("Booting worker") for e in entries)
     assert "Traceback" not in stderr
+
+
+def test_workers_collect_cycles_between_requests_not_during_them() -> None:
+    """gunicorn.conf.py's hooks: after loading, the app's objects are frozen and automatic
+    collection is off; each response is followed by a collection, a deeper one every 10th and
+    a full one every 100th."""
+    import gc
+    import runpy
+    from types import SimpleNamespace
+
+    conf = runpy.run_path(str(REPO_ROOT / "gunicorn.conf.py"))
+    worker = SimpleNamespace()
+    try:
+        conf["post_worker_init"](worker)
+        assert not gc.isenabled()
+        assert gc.get_freeze_count() > 0
+        before = [s["collections"] for s in gc.get_stats()]
+        for _ in range(100):
+            conf["post_request"](worker, None, {}, None)
+        after = [s["collections"] for s in gc.get_stats()]
+        assert [a - b for a, b in zip(after, before, strict=True)] == [90, 9, 1]
+    finally:
+        gc.unfreeze()
+        gc.enable()
