@@ -9,6 +9,8 @@ from django.contrib.auth.models import AbstractUser
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 from django.db import models
+from django.db.models.signals import post_delete, post_save
+from django.dispatch import receiver
 from django.utils.translation import gettext_lazy as _
 
 
@@ -77,6 +79,10 @@ class User(AbstractUser):
     )
     #: local hour (in the user's time zone) at which the daily digest goes out
     digest_hour = models.PositiveSmallIntegerField(_("digest hour"), default=7)
+    #: when the player's latest vacation ends (None: never had one), kept by Vacation's save
+    #: and delete signals: the game clock, which reads users with their seats, makes no
+    #: vacation query for a player whose vacations are all behind (games.clock)
+    vacations_end = models.DateTimeField(null=True, blank=True, editable=False)
 
 
 class Vacation(models.Model):
@@ -97,3 +103,14 @@ class Vacation(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user}: {self.starts_at:%Y-%m-%d} to {self.ends_at:%Y-%m-%d}"
+
+
+@receiver(post_save, sender=Vacation, dispatch_uid="accounts.vacation_saved")
+@receiver(post_delete, sender=Vacation, dispatch_uid="accounts.vacation_deleted")
+def _vacations_changed(sender: type[Vacation], instance: Vacation, **kwargs: object) -> None:
+    """Keep ``User.vacations_end`` after any vacation is saved or deleted (QuerySet.delete
+    sends the signal per row too; a QuerySet.update of vacation times would not: nothing does)."""
+    latest = Vacation.objects.filter(user_id=instance.user_id).order_by("-ends_at")
+    User.objects.filter(pk=instance.user_id).update(
+        vacations_end=models.Subquery(latest.values("ends_at")[:1])
+    )

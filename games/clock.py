@@ -11,7 +11,6 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db.models import OuterRef, QuerySet, Subquery
 
 from accounts.models import Vacation
 
@@ -25,26 +24,27 @@ REMINDERS: tuple[tuple[str, timedelta], ...] = (
 MAX_VACATION_PASSES = 8
 
 
-#: ``seat.vacations_end`` when the seat was read without ``with_vacations_end``
+#: a player's latest vacation end when the caller has not read it
 UNKNOWN: Any = object()
 
 
-def with_vacations_end(seats: QuerySet[Seat]) -> QuerySet[Seat]:
-    """The seats, each with ``vacations_end``: when its player's latest vacation ends (None:
-    never had one). Read with the seats in one query, it spares the clock a query of its own
+def vacations_end(seat: Seat) -> Any:
+    """When the seat's player's latest vacation ends, if the seat was read with its user (None:
+    never had one), else UNKNOWN. Read with the seats, it spares the clock a query of its own
     for the players whose vacations are all behind them (most of them, on most turns)."""
-    latest = Vacation.objects.filter(user_id=OuterRef("user_id")).order_by("-ends_at")
-    return seats.annotate(vacations_end=Subquery(latest.values("ends_at")[:1]))
+    if seat.user_id is None or not Seat.user.is_cached(seat):
+        return UNKNOWN
+    return seat.user.vacations_end
 
 
 def vacation_overlap(
-    user_id: int | None, start: datetime, end: datetime, vacations_end: Any = UNKNOWN
+    user_id: int | None, start: datetime, end: datetime, latest_end: Any = UNKNOWN
 ) -> timedelta:
-    """How much of [start, end) the player spent on declared vacation (``vacations_end``:
-    the player's latest vacation end when the caller read it, see ``with_vacations_end``)."""
+    """How much of [start, end) the player spent on declared vacation (``latest_end``:
+    the player's latest vacation end when the caller read it, see ``vacations_end``)."""
     if user_id is None or end <= start:
         return timedelta(0)
-    if vacations_end is not UNKNOWN and (vacations_end is None or vacations_end <= start):
+    if latest_end is not UNKNOWN and (latest_end is None or latest_end <= start):
         return timedelta(0)
     total = timedelta(0)
     for v_start, v_end in Vacation.objects.filter(
@@ -63,7 +63,7 @@ def seat_deadline(game: Game, seat: Seat, turn_started: datetime) -> datetime | 
         return None
     base = turn_started + timedelta(days=game.days_per_move, seconds=seat.bank_seconds)
     deadline = base
-    ends = getattr(seat, "vacations_end", UNKNOWN)
+    ends = vacations_end(seat)
     for _ in range(MAX_VACATION_PASSES):  # a vacation may start inside the extension itself
         extended = base + vacation_overlap(seat.user_id, turn_started, deadline, ends)
         if extended == deadline:
@@ -97,9 +97,7 @@ def bank_after_turn(game: Game, seat: Seat, turn_started: datetime, now: datetim
     is taken from the bank, then the bank grows by the increment, up to the cap."""
     if not game.bank_increment_hours:
         return 0
-    away = vacation_overlap(
-        seat.user_id, turn_started, now, getattr(seat, "vacations_end", UNKNOWN)
-    )
+    away = vacation_overlap(seat.user_id, turn_started, now, vacations_end(seat))
     used = now - turn_started - away
     overflow = max(timedelta(0), used - timedelta(days=game.days_per_move))
     bank = max(0, seat.bank_seconds - int(overflow.total_seconds()))

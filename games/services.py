@@ -335,8 +335,8 @@ def action_submit(
             if expected_seq is not None and expected_seq != game.seq:
                 raise GameMovedOn()
             raise GameNotRunning()
-        rows = clock.with_vacations_end(Seat.objects.filter(game=game).select_related("user"))
-        seats = {s.index: s for s in rows}
+        # with their users: names for the page, vacation ends for the clock
+        seats = {s.index: s for s in Seat.objects.filter(game=game).select_related("user")}
         if seat is None:
             seat = next((s.index for s in seats.values() if _holds(s, user)), None)
             if seat is None:

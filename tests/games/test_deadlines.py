@@ -197,6 +197,45 @@ def test_a_vacation_in_the_turn_is_not_taken_from_the_bank(make_user: Any) -> No
     assert Seat.objects.get(game=game, index=0).bank_seconds == (24 + 12) * 3600
 
 
+def test_a_players_latest_vacation_end_follows_their_vacations(make_user: Any) -> None:
+    import importlib
+
+    from django.db import connection
+    from django.db.migrations.executor import MigrationExecutor
+
+    anna, bela = make_user(), make_user()
+
+    def latest() -> Any:
+        anna.refresh_from_db(fields=["vacations_end"])
+        return anna.vacations_end
+
+    assert latest() is None
+    early = Vacation.objects.create(
+        user=anna, starts_at=START, ends_at=START + timedelta(days=2)
+    )
+    late = Vacation.objects.create(
+        user=anna, starts_at=START + timedelta(days=5), ends_at=START + timedelta(days=7)
+    )
+    Vacation.objects.create(user=bela, starts_at=START, ends_at=START + timedelta(days=30))
+    assert latest() == START + timedelta(days=7)
+    late.delete()
+    assert latest() == START + timedelta(days=2)
+    Vacation.objects.filter(pk=early.pk).delete()
+    assert latest() is None
+
+    # the migration that added the field fills it from the vacations already declared
+    Vacation.objects.create(user=anna, starts_at=START, ends_at=START + timedelta(days=3))
+    type(anna).objects.update(vacations_end=None)
+    migration = importlib.import_module("accounts.migrations.0004_vacations_end")
+    apps = MigrationExecutor(connection).loader.project_state(
+        ("accounts", "0004_vacations_end")
+    ).apps
+    migration.fill(apps, None)
+    assert latest() == START + timedelta(days=3)
+    bela.refresh_from_db()
+    assert bela.vacations_end == START + timedelta(days=30)
+
+
 def test_a_move_just_before_the_deadline_wins(make_user: Any) -> None:
     game, anna, _ = duel(make_user, days_per_move=1)
     old_deadline = game.deadline
