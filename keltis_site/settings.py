@@ -108,8 +108,12 @@ DATABASES["default"].setdefault("CONN_HEALTH_CHECKS", True)
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # psycopg 3 then sends the parameters apart from the query, and after five runs of the same
     # query on a connection it prepares it: the kept connections parse and plan the few queries
-    # of an action once. An action cost 1 ms less CPU (bench/scale.py, 2026-11-26).
-    DATABASES["default"].setdefault("OPTIONS", {}).setdefault("server_side_binding", True)
+    # of an action once. An action cost 1 ms less CPU (bench/scale.py, 2026-11-26). A pooler
+    # that hands one connection to several clients (PgBouncer in transaction mode) cannot keep
+    # prepared statements: set DATABASE_SERVER_SIDE_BINDING=False behind one.
+    DATABASES["default"].setdefault("OPTIONS", {}).setdefault(
+        "server_side_binding", env.bool("DATABASE_SERVER_SIDE_BINDING", default=True)
+    )
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

@@ -15,3 +15,17 @@ def test_connection_vendor_matches_database_url() -> None:
     with connection.cursor() as cursor:
         cursor.execute("SELECT 1")
         assert cursor.fetchone() == (1,)
+
+
+@pytest.mark.django_db
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="psycopg's cursors: PostgreSQL")
+def test_postgresql_queries_bind_their_parameters_on_the_server() -> None:
+    """The settings' server-side binding reaches the driver: the cursor is not psycopg's
+    client-side one, and a parameter arrives typed, not spliced into the text."""
+    import psycopg
+
+    with connection.cursor() as cursor:
+        assert not isinstance(cursor.cursor, psycopg.ClientCursor)
+        # psycopg types a small int as smallint; spliced into the text, 7 would be an integer
+        cursor.execute("SELECT pg_typeof(%s)::text", [7])
+        assert cursor.fetchone() == ("smallint",)

@@ -25,6 +25,7 @@ OUR_VARIABLES = (
     "DEFAULT_FROM_EMAIL",
     "SITE_URL",
     "TRUSTED_PROXY_COUNT",
+    "DATABASE_SERVER_SIDE_BINDING",
 )
 
 
@@ -72,6 +73,14 @@ def test_production_keeps_database_connections_open() -> None:
     # the URL's own setting wins
     own = settings_with(DATABASE_URL=f"{url}?conn_max_age=5", **production)["db"]
     assert own["CONN_MAX_AGE"] == 5
+
+
+def test_postgresql_binds_parameters_on_the_server_unless_a_pooler_forbids() -> None:
+    url = "postgres://alice@db.example:5432/keltis"
+    assert settings_with(DATABASE_URL=url)["db"]["OPTIONS"] == {"server_side_binding": True}
+    off = settings_with(DATABASE_URL=url, DATABASE_SERVER_SIDE_BINDING="False")["db"]
+    assert off["OPTIONS"] == {"server_side_binding": False}
+    assert "server_side_binding" not in settings_with()["db"].get("OPTIONS", {})  # SQLite
 
 
 def test_default_database_is_sqlite_file_in_project_dir() -> None:
