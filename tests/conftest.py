@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import itertools
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
+
+_user_numbers = itertools.count(1)
 
 
 @pytest.fixture(autouse=True)
@@ -45,3 +48,19 @@ def _fresh_cache(settings: Any) -> None:
         }
     }
     cache.clear()
+
+
+@pytest.fixture
+def make_user(db: None) -> Callable[..., Any]:
+    """A factory of players: ``make_user()`` or ``make_user("anna", time_zone=...)``; the
+    email is ``<name>@example.test`` and the password "a long pass phrase". Test folders
+    that need more (a display name, a rating) override it."""
+    from accounts.models import User
+
+    def make(name: str | None = None, **fields: Any) -> User:
+        name = name or f"player{next(_user_numbers)}"
+        return User.objects.create_user(
+            username=name, email=f"{name}@example.test", password="a long pass phrase", **fields
+        )
+
+    return make

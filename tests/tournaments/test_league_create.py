@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable
-from typing import Any
 
 import pytest
 from django.test import Client
@@ -14,19 +12,7 @@ from accounts.models import User
 from tournaments import leagues
 from tournaments.models import League
 
-_names = itertools.count(1)
 URL = "/leagues/new/"
-
-
-@pytest.fixture
-def make_user(db: None) -> Callable[..., User]:
-    def make(name: str | None = None, **fields: Any) -> User:
-        name = name or f"organiser{next(_names)}"
-        return User.objects.create_user(
-            username=name, email=f"{name}@example.test", password="a long pass phrase", **fields
-        )
-
-    return make
 
 
 @pytest.fixture

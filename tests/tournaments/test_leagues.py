@@ -200,18 +200,6 @@ def test_matchmaking_properties(field: tuple[list[Candidate], int, int]) -> None
 
 # --- fixtures -------------------------------------------------------------------------------------
 
-_names = itertools.count(1)
-
-
-@pytest.fixture
-def make_user(db: None) -> Callable[..., User]:
-    def make(name: str | None = None, **fields: Any) -> User:
-        name = name or f"leaguer{next(_names)}"
-        return User.objects.create_user(
-            username=name, email=f"{name}@example.test", password="a long pass phrase", **fields
-        )
-
-    return make
 
 
 @pytest.fixture

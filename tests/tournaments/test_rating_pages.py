@@ -5,7 +5,6 @@ from __future__ import annotations
 import itertools
 import re
 import xml.etree.ElementTree as ET
-from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -24,18 +23,6 @@ from tournaments.rating_chart import MAX_MARKERS, rating_chart
 pytestmark = pytest.mark.django_db
 
 SVG = "{http://www.w3.org/2000/svg}"
-_counter = itertools.count(1)
-
-
-@pytest.fixture
-def make_user(db: None) -> Callable[..., User]:
-    def make(name: str | None = None, **fields: Any) -> User:
-        name = name or f"ranked{next(_counter)}"
-        return User.objects.create_user(
-            username=name, email=f"{name}@example.test", password="a long pass phrase", **fields
-        )
-
-    return make
 
 
 def rated(user: User, rating: float, games: int, kind: str = "keltis") -> Rating:

@@ -27,18 +27,6 @@ from tournaments.models import Rating, RatingChange
 
 pytestmark = pytest.mark.django_db
 
-_counter = itertools.count(1)
-
-
-@pytest.fixture
-def make_user(db: None) -> Callable[..., User]:
-    def make(name: str | None = None, **fields: Any) -> User:
-        name = name or f"rated{next(_counter)}"
-        return User.objects.create_user(
-            username=name, email=f"{name}@example.test", password="a long pass phrase", **fields
-        )
-
-    return make
 
 
 def table(make_user: Callable[..., User], n: int, *, kind: str = "keltis") -> tuple[Game, list]:
