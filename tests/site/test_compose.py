@@ -21,6 +21,8 @@ import environ
 import pytest
 import yaml
 
+from tests.site.image import dockerfile
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 APP_SERVICES = ("web", "worker", "beat")
 
@@ -227,18 +229,6 @@ def test_every_setting_read_from_the_environment_is_documented_in_env_example() 
 
     assert {"SECRET_KEY", "DATABASE_URL", "LOG_LEVEL", "WEB_CONCURRENCY"} <= read
     assert read - documented() == set()
-
-
-def dockerfile() -> list[tuple[str, str]]:
-    """(INSTRUCTION, arguments) of the Dockerfile, continuation lines joined."""
-    text = (REPO_ROOT / "Dockerfile").read_text()
-    lines = [line for line in text.splitlines() if not line.lstrip().startswith("#")]
-    joined = re.sub(r"\\\n", " ", "\n".join(lines))
-    return [
-        (word.upper(), rest.strip())
-        for word, _, rest in (line.strip().partition(" ") for line in joined.splitlines())
-        if word
-    ]
 
 
 def test_the_image_runs_gunicorn_as_a_user_that_is_not_root() -> None:
