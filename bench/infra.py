@@ -244,13 +244,15 @@ def stop_process(proc: subprocess.Popen[bytes] | None) -> None:
 
 
 def process_tree_cpu(pid: int) -> float:
-    """CPU seconds (user + system) of a process and its live descendants, from /proc."""
+    """CPU seconds (user + system) of a process and its descendants, from /proc: the live ones,
+    and those that exited and were reaped (gunicorn replaces a worker after max_requests: its
+    CPU moves into the master's cutime and cstime)."""
     try:
         stat = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
         children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
     except OSError:  # it has exited
         return 0.0
-    own = (int(stat[11]) + int(stat[12])) / os.sysconf("SC_CLK_TCK")
+    own = sum(int(ticks) for ticks in stat[11:15]) / os.sysconf("SC_CLK_TCK")
     return own + sum(process_tree_cpu(int(child)) for child in children)
 
 
