@@ -298,7 +298,10 @@ NOTIFICATION_SENDING_TIMEOUT: int = env.int("NOTIFICATION_SENDING_TIMEOUT", defa
 
 # The public address of the site, for links in emails. Links in account emails follow its
 # scheme: with https here they are https even when a proxy speaks plain http to Django.
-SITE_URL: str = env.str("SITE_URL", default="http://127.0.0.1:8000").rstrip("/")
+# Locally it is the port the site runs on: PORT, which scripts/serve passes to the web server
+# and to the worker that sends the turn emails.
+PORT: int = env.int("PORT", default=8000)
+SITE_URL: str = env.str("SITE_URL", default=f"http://127.0.0.1:{PORT}").rstrip("/")
 
 # The cache holds allauth's rate-limit counters and the sweep and worker heartbeats that
 # /healthz reads, so the web, worker and beat processes must share it: production points

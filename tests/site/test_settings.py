@@ -24,6 +24,7 @@ OUR_VARIABLES = (
     "EMAIL_URL",
     "DEFAULT_FROM_EMAIL",
     "SITE_URL",
+    "PORT",
     "TRUSTED_PROXY_COUNT",
     "DATABASE_SERVER_SIDE_BINDING",
 )
@@ -43,7 +44,7 @@ def run_settings(**environment: str) -> subprocess.CompletedProcess[str]:
         "'email_port': s.EMAIL_PORT, 'email_user': s.EMAIL_HOST_USER,"
         "'email_password': s.EMAIL_HOST_PASSWORD, 'email_tls': s.EMAIL_USE_TLS,"
         "'from': s.DEFAULT_FROM_EMAIL, 'protocol': s.ACCOUNT_DEFAULT_HTTP_PROTOCOL,"
-        "'proxies': s.ALLAUTH_TRUSTED_PROXY_COUNT}, default=str))"
+        "'proxies': s.ALLAUTH_TRUSTED_PROXY_COUNT, 'site_url': s.SITE_URL}, default=str))"
     )
     return subprocess.run(
         [sys.executable, "-c", code],
@@ -190,3 +191,13 @@ def test_https_site_url_makes_email_links_https() -> None:
 
     assert values["protocol"] == "https"
     assert values["proxies"] == 1
+
+
+def test_the_site_url_follows_the_port_the_local_site_runs_on() -> None:
+    """scripts/serve passes PORT to the web server and to the worker that sends the turn
+    emails: without a SITE_URL of its own, every link points at that port."""
+    assert settings_with()["site_url"] == "http://127.0.0.1:8000"
+    assert settings_with(PORT="8101")["site_url"] == "http://127.0.0.1:8101"
+    # an operator's SITE_URL wins (a proxy in front of the site answers on another port)
+    both = settings_with(PORT="8101", SITE_URL="https://keltis.example/")
+    assert both["site_url"] == "https://keltis.example"
