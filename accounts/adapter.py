@@ -12,13 +12,15 @@ from django.forms import BaseForm
 from django.http import HttpRequest
 from django.utils import translation
 
+from accounts.emails import SiteEmails
+
 
 def user_display(user: Any) -> str:
     """The name allauth writes in pages, messages and emails (ACCOUNT_USER_DISPLAY)."""
     return str(user.public_name)
 
 
-class AccountAdapter(DefaultAccountAdapter):
+class AccountAdapter(SiteEmails, DefaultAccountAdapter):
     def save_user(
         self, request: HttpRequest, user: Any, form: BaseForm, commit: bool = True
     ) -> Any:

@@ -15,7 +15,6 @@ import zoneinfo
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
-from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.core.mail import EmailMultiAlternatives
@@ -27,6 +26,7 @@ from django.utils.timesince import timeuntil
 from django.utils.translation import gettext as _
 
 from accounts.models import EmailMode, User
+from keltis_site import mail_headers
 
 from . import links, presenters, selectors
 from .digest import waiting_games
@@ -107,31 +107,10 @@ def _zone(user: User) -> zoneinfo.ZoneInfo:
         return zoneinfo.ZoneInfo("UTC")
 
 
-def _domain() -> str:
-    return urlsplit(settings.SITE_URL).hostname or "localhost"
-
-
-def _message_id(key: str) -> str:
-    """The same for every attempt at one notification: a retried send is one email to a
-    client that de-duplicates, and one game's emails share a thread (References)."""
-    local = re.sub(r"[^A-Za-z0-9.-]", ".", key)
-    return f"<{local}@{_domain()}>"
-
-
 def _headers(notification: Notification, unsubscribe_url: str) -> dict[str, str]:
-    headers = {
-        "Message-ID": _message_id(notification.key),
-        # RFC 8058: mail clients show an unsubscribe button that POSTs without a page
-        "List-Unsubscribe": f"<{unsubscribe_url}>",
-        "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
-        # RFC 3834: no vacation auto-replies to a robot
-        "Auto-Submitted": "auto-generated",
-        "X-Auto-Response-Suppress": "All",
-        # RFC 3282: the language the email is written in (the recipient's, see send_notification)
-        "Content-Language": translation.get_language() or settings.LANGUAGE_CODE,
-    }
+    headers = mail_headers.automatic(notification.key, unsubscribe_url=unsubscribe_url)
     if notification.game_id is not None:
-        thread = _message_id(f"game-{notification.game_id}")
+        thread = mail_headers.message_id(f"game-{notification.game_id}")
         headers["References"] = thread
         headers["In-Reply-To"] = thread
     return headers

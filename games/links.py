@@ -12,10 +12,11 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from django.conf import settings
 from django.core import signing
 from django.urls import reverse
 from django.utils import timezone
+
+from keltis_site.public_site import absolute
 
 from .models import Game, GameStatus, Seat
 
@@ -57,11 +58,6 @@ def unsign(purpose: str, token: str, max_age: timedelta | None = None) -> list[A
     if not isinstance(payload, list):
         raise LinkError("invalid")
     return payload
-
-
-def absolute(path: str) -> str:
-    """An address for an email: the site's public origin (settings.SITE_URL) and ``path``."""
-    return f"{settings.SITE_URL}{path}"
 
 
 # -- action links ---------------------------------------------------------------------------------

@@ -296,12 +296,13 @@ VACATION_DAYS_PER_YEAR: int = env.int("VACATION_DAYS_PER_YEAR", default=30)
 # An email claimed by a worker that then died is sent again after this many seconds.
 NOTIFICATION_SENDING_TIMEOUT: int = env.int("NOTIFICATION_SENDING_TIMEOUT", default=600)
 
-# The public address of the site, for links in emails. Links in account emails follow its
-# scheme: with https here they are https even when a proxy speaks plain http to Django.
-# Locally it is the port the site runs on: PORT, which scripts/serve passes to the web server
-# and to the worker that sends the turn emails.
+# The public address of the site, for every link in every email (game and account emails
+# alike, whatever host a request named). Locally it is the port the site runs on: PORT, which
+# scripts/serve passes to the web server and to the worker that sends the turn emails.
 PORT: int = env.int("PORT", default=8000)
 SITE_URL: str = env.str("SITE_URL", default=f"http://127.0.0.1:{PORT}").rstrip("/")
+# How the site names itself in emails (never by host and port).
+SITE_NAME: str = env.str("SITE_NAME", default="Keltis by mail")
 
 # The cache holds allauth's rate-limit counters and the sweep and worker heartbeats that
 # /healthz reads, so the web, worker and beat processes must share it: production points
@@ -326,9 +327,7 @@ EMAIL_HOST_USER: str = _email["EMAIL_HOST_USER"] or ""
 EMAIL_HOST_PASSWORD: str = _email["EMAIL_HOST_PASSWORD"] or ""
 EMAIL_USE_TLS: bool = _email.get("EMAIL_USE_TLS", False)
 EMAIL_USE_SSL: bool = _email.get("EMAIL_USE_SSL", False)
-DEFAULT_FROM_EMAIL: str = env.str(
-    "DEFAULT_FROM_EMAIL", default="Keltis by mail <noreply@localhost>"
-)
+DEFAULT_FROM_EMAIL: str = env.str("DEFAULT_FROM_EMAIL", default=f"{SITE_NAME} <noreply@localhost>")
 
 # Accounts: django-allauth. Players sign in with their email address and a password. Nobody
 # types a username: accounts.adapter makes a unique one from the display name, never from the
@@ -351,13 +350,14 @@ ACCOUNT_UNIQUE_EMAIL = True
 # No login until the address is verified: the site's whole point is emailing players.
 ACCOUNT_EMAIL_VERIFICATION = "mandatory"
 # The emailed link opens a page whose button (a POST) confirms: mail scanners that prefetch
-# links must not confirm addresses. The player then signs in; no automatic login.
+# links must not confirm addresses. Confirming logs the new player in, but only in the
+# browser session that signed up (allauth checks it): a link opened elsewhere only confirms.
 ACCOUNT_CONFIRM_EMAIL_ON_GET = False
-ACCOUNT_LOGIN_ON_EMAIL_CONFIRMATION = False
+ACCOUNT_LOGIN_ON_EMAIL_CONFIRMATION = True
 # One address per account; a new one replaces it once verified.
 ACCOUNT_CHANGE_EMAIL = True
 ACCOUNT_LOGOUT_ON_GET = False
-ACCOUNT_EMAIL_SUBJECT_PREFIX = "[Keltis by mail] "
+ACCOUNT_EMAIL_SUBJECT_PREFIX = f"[{SITE_NAME}] "
 ACCOUNT_DEFAULT_HTTP_PROTOCOL = urlsplit(SITE_URL).scheme or "http"
 # Counted in CACHES per client IP ("ip") or per email address ("key"). Failed logins: 10 a
 # minute from one IP, 5 in 5 minutes for one account; then the login form says to try later.

@@ -107,6 +107,6 @@ def test_sign_up_saves_the_language_the_page_was_in_and_mails_in_it(
     assert user.language == "hu"
     [message] = mail.outbox
     with translation.override("hu"):
-        subject = translation.gettext("Please Confirm Your Email Address")
-    assert subject != "Please Confirm Your Email Address"
+        subject = translation.gettext("Confirm your email address")
+    assert subject != "Confirm your email address"
     assert subject in message.subject
