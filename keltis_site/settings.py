@@ -75,6 +75,8 @@ MIDDLEWARE = [
 ]
 
 ROOT_URLCONF = "keltis_site.urls"
+# A form sent without its CSRF token gets the site's page (templates/403_csrf.html).
+CSRF_FAILURE_VIEW = "keltis_site.errors.csrf_failure"
 
 TEMPLATES = [
     {

@@ -18,3 +18,8 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("", include("games.urls_email")),
 ]
+
+# The site's own error pages (keltis_site/errors.py); 403 and 404 are Django's views, which
+# render templates/403.html and 404.html with the request.
+handler400 = "keltis_site.errors.bad_request"
+handler500 = "keltis_site.errors.server_error"

@@ -151,7 +151,7 @@ def email_action(request: HttpRequest, token: str) -> HttpResponse:
     POSTs are counted against ACTION_RATE_LIMIT per client IP (valid or not, which also
     bounds guessing at signatures) and per seat the link acts for."""
     if request.method == "POST" and not ratelimit.hit("action-ip", ratelimit.client_ip(request)):
-        return too_many_actions()
+        return too_many_actions(request)
     try:
         link = links.action_read(token)
     except links.LinkError as error:
@@ -159,7 +159,7 @@ def email_action(request: HttpRequest, token: str) -> HttpResponse:
     if request.method == "POST" and not ratelimit.hit(
         "action-seat", f"{link.game_id}:{link.seat}"
     ):
-        return too_many_actions()
+        return too_many_actions(request)
     game = Game.objects.filter(pk=link.game_id).first()
     if game is None:
         return _refused(request, "no_game")

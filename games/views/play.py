@@ -30,13 +30,10 @@ from games.services import GameServiceError, NotYourSeat, action_submit
 TEXT = "text/plain; charset=utf-8"
 
 
-def too_many_actions() -> HttpResponse:
-    """The answer past ACTION_RATE_LIMIT: 429, plain text, nothing stored."""
-    return HttpResponse(
-        _("Too many actions in a short time: nothing was changed. Please try again later."),
-        status=429,
-        content_type=TEXT,
-    )
+def too_many_actions(request: HttpRequest) -> HttpResponse:
+    """The answer past ACTION_RATE_LIMIT: the site's 429 page, nothing stored."""
+    message = _("Too many actions in a short time: nothing was changed. Please try again later.")
+    return render(request, "429.html", {"message": message}, status=429)
 
 
 @require_GET
@@ -56,7 +53,7 @@ def game_act(request: HttpRequest, game_id: int) -> HttpResponse:
         # back to the game after logging in, not to this POST-only address
         return redirect_to_login(reverse("game_detail", args=[game_id]))
     if not ratelimit.hit("action-user", str(request.user.pk)):
-        return too_many_actions()
+        return too_many_actions(request)
     action = request.POST.get("action", "").strip()
     raw_seq = request.POST.get("seq", "")
     if not action:

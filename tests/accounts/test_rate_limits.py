@@ -59,5 +59,5 @@ def test_too_many_signups_from_one_client_get_the_sites_429_page(client: Client)
     response = client.post(reverse("account_signup"), {})
 
     assert response.status_code == 429
-    assert [t.name for t in response.templates][:2] == ["429.html", "base.html"]
+    assert [t.name for t in response.templates][:3] == ["429.html", "_error_page.html", "base.html"]
     assert "Too many requests" in response.content.decode()
