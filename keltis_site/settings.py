@@ -15,6 +15,8 @@ import environ
 from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
+from keltis_site.local_secret import persisted_secret_key
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 env = environ.Env()
@@ -26,16 +28,27 @@ if _env_file.is_file():
 
 DEBUG: bool = env.bool("DEBUG", default=True)
 
+# scripts/serve runs the site on this machine as players meet it, DEBUG off (the site's own
+# error pages, collected static files), over plain http: it sets LOCAL_SERVE=True. Then the
+# secret key is made once and kept in var/secret_key, the local host names are allowed, and
+# production's https-only settings (redirect, HSTS, secure cookies) stay off, as
+# http://127.0.0.1 has no https to go to. Never on a public server.
+LOCAL_SERVE: bool = env.bool("LOCAL_SERVE", default=False)
+
 # An insecure key is only acceptable for local development; without DEBUG it must be set.
 # Empty counts as unset (docker-compose.yml passes SECRET_KEY=${SECRET_KEY:-}).
 SECRET_KEY: str = env.str("SECRET_KEY", default="")
 if not SECRET_KEY:
-    if not DEBUG:
+    if LOCAL_SERVE:
+        SECRET_KEY = persisted_secret_key(BASE_DIR / "var" / "secret_key")
+    elif not DEBUG:
         raise ImproperlyConfigured("Set SECRET_KEY: it is required when DEBUG is off.")
-    SECRET_KEY = "django-insecure-local-development-only"
+    else:
+        SECRET_KEY = "django-insecure-local-development-only"
 
 ALLOWED_HOSTS: list[str] = env.list(
-    "ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[::1]"] if DEBUG else []
+    "ALLOWED_HOSTS",
+    default=["localhost", "127.0.0.1", "[::1]"] if DEBUG or LOCAL_SERVE else [],
 )
 
 INSTALLED_APPS = [
@@ -103,9 +116,10 @@ DATABASES = {
 # Without DEBUG, database connections stay open between requests (60 s): a new PostgreSQL
 # connection starts a server process, which cost every request 20-30 ms on the project's
 # machine (bench/scale.py). The development server starts a thread per connection, so DEBUG
-# keeps Django's default of 0. A DATABASE_URL may say otherwise (?conn_max_age=N); the health
-# check replaces a kept connection that the database has closed.
-DATABASES["default"].setdefault("CONN_MAX_AGE", 0 if DEBUG else 60)
+# and LOCAL_SERVE (scripts/serve runs it) keep Django's default of 0. A DATABASE_URL may say
+# otherwise (?conn_max_age=N); the health check replaces a kept connection that the database
+# has closed.
+DATABASES["default"].setdefault("CONN_MAX_AGE", 0 if DEBUG or LOCAL_SERVE else 60)
 DATABASES["default"].setdefault("CONN_HEALTH_CHECKS", True)
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # psycopg 3 then sends the parameters apart from the query, and after five runs of the same
@@ -158,13 +172,15 @@ if not DEBUG:
         },
     }
 
-# Production security (DEBUG off): https only, with HSTS, secure cookies and no framing.
+# Production security (DEBUG off): https only, with HSTS, secure cookies and no framing; not
+# for the plain-http site of scripts/serve (LOCAL_SERVE), whose browser would otherwise be
+# sent to an https://127.0.0.1 that is not there and keep no cookie.
 # Behind a TLS-terminating proxy set BEHIND_PROXY=True so X-Forwarded-Proto tells Django the
 # request was https (only when the proxy always sets that header itself).
 X_FRAME_OPTIONS = "DENY"
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
-if not DEBUG:
+if not DEBUG and not LOCAL_SERVE:
     SECURE_HSTS_SECONDS: int = env.int("SECURE_HSTS_SECONDS", default=31536000)
     SECURE_HSTS_INCLUDE_SUBDOMAINS: bool = env.bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", default=True)
     # Preloading is a commitment for the whole domain that is hard to undo, so it is the
@@ -212,13 +228,14 @@ HEALTH_MAX_WORKER_AGE: int = env.int("HEALTH_MAX_WORKER_AGE", default=180)
 
 # Logging: every process (web under gunicorn, Celery worker and beat) writes one line per event
 # to stdout, where the container runtime collects it. LOG_FORMAT "json" (the default without
-# DEBUG) gives JSON lines a log pipeline can parse; "plain" (the default with DEBUG) is for
-# reading in a terminal. Both carry the fields passed as ``extra`` (game_id, seq, ...); see
-# keltis_site/logging.py. Django's own loggers are routed through the same handler instead of
-# the stderr and mail_admins handlers of its default configuration; gunicorn.conf.py applies
-# this dictionary to gunicorn's master too, and keltis_site/celery.py to worker and beat.
+# DEBUG) gives JSON lines a log pipeline can parse; "plain" (the default with DEBUG or
+# LOCAL_SERVE) is for reading in a terminal. Both carry the fields passed as ``extra``
+# (game_id, seq, ...); see keltis_site/logging.py. Django's own loggers are routed through the
+# same handler instead of the stderr and mail_admins handlers of its default configuration;
+# gunicorn.conf.py applies this dictionary to gunicorn's master too, and keltis_site/celery.py
+# to worker and beat.
 LOG_LEVEL: str = env.str("LOG_LEVEL", default="INFO").upper()
-LOG_FORMAT: str = env.str("LOG_FORMAT", default="plain" if DEBUG else "json")
+LOG_FORMAT: str = env.str("LOG_FORMAT", default="plain" if DEBUG or LOCAL_SERVE else "json")
 if LOG_FORMAT not in ("json", "plain"):
     raise ImproperlyConfigured(f"LOG_FORMAT must be json or plain, not {LOG_FORMAT!r}")
 LOGGING = {
