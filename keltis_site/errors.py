@@ -31,7 +31,11 @@ def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
 
 def server_error(request: HttpRequest) -> HttpResponse:
     """handler500: the template alone (no request context, no database)."""
-    context = {"stylesheet": _static("games/site.css")}
+    context = {
+        "stylesheet": _static("games/site.css"),
+        "icon": _static("games/favicon.ico"),
+        "svg_icon": _static("games/favicon.svg"),
+    }
     return HttpResponseServerError(render_to_string("500.html", context))
 
 

@@ -5,10 +5,13 @@ from django.urls import include, path
 
 from games.views.home import home
 from keltis_site.health import healthz
+from keltis_site.site_files import favicon, robots_txt
 
 urlpatterns = [
     path("", home, name="home"),
     path("healthz", healthz, name="healthz"),
+    path("robots.txt", robots_txt, name="robots_txt"),
+    path("favicon.ico", favicon, name="favicon"),
     path("", include("games.urls_lobby")),
     path("", include("games.urls_play")),
     # Our account pages first, so they win over allauth's on a shared path.

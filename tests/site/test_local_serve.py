@@ -137,6 +137,8 @@ SERVE = textwrap.dedent(
         print("cookie secure", repr(cookie["secure"]))
         css = re.search(r'href="(/static/games/site\\.[0-9a-f]+\\.css)"', home.content.decode())
         print("css", css and client.get(css.group(1)).status_code)
+        icon = client.get("/favicon.ico", follow=True)
+        print("icon", icon.status_code, b"".join(icon.streaming_content)[:4])
         missing = client.get("/no-such-page/")
         print("404", missing.status_code, "Seite nicht gefunden" in missing.content.decode())
     """
@@ -158,6 +160,7 @@ def test_the_local_site_answers_http_with_its_static_files_and_its_own_pages(
     assert "home 200  None" in out  # no redirect to https, no HSTS
     assert "cookie secure ''" in out  # the browser sends it back over http
     assert "css 200" in out  # collected, hashed and served by whitenoise
+    assert "icon 200 b'\\x00\\x00\\x01\\x00'" in out  # /favicon.ico: an ICO file
     assert "404 404 True" in out  # the site's page, in the browser's language
 
 
