@@ -61,7 +61,7 @@ class SiteEmails:
         with translation.override(language):
             # a fresh id per email: each is an answer to one request, never retried as such
             own = mail_headers.automatic(f"account.{kind}.{uuid.uuid4().hex}")
-            return super().render_mail(  # type: ignore[misc]
+            return super().render_mail(
                 template_prefix,
                 email,
                 {**context, **site_context(context, user)},
