@@ -26,6 +26,11 @@ if _env_file.is_file():
 
 DEBUG: bool = env.bool("DEBUG", default=True)
 
+# What the embedded default keeps on this host's disk: the file queue of the Celery broker,
+# the file cache, the emails written as files and beat's schedule. Each host or process group
+# may have its own (production keeps none of these on disk: Redis, SMTP).
+VAR_DIR = Path(env.str("VAR_DIR", default=str(BASE_DIR / "var")))
+
 # An insecure key is only acceptable for local development; without DEBUG it must be set.
 # Empty counts as unset (docker-compose.yml passes SECRET_KEY=${SECRET_KEY:-}).
 SECRET_KEY: str = env.str("SECRET_KEY", default="")
@@ -114,6 +119,18 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     DATABASES["default"].setdefault("OPTIONS", {}).setdefault(
         "server_side_binding", env.bool("DATABASE_SERVER_SIDE_BINDING", default=True)
     )
+
+elif DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # The embedded default serves web requests, a worker and beat at once. SQLite's own
+    # defaults made about one move in a hundred fail with "database is locked" while the worker
+    # sent emails: a transaction that began reading could not take the write lock later, and
+    # readers and the writer blocked each other. So: WAL (readers never wait for the writer),
+    # transactions that take the write lock at BEGIN (IMMEDIATE: a writer waits its turn
+    # instead of failing), and a busy timeout long enough for any transaction of ours.
+    _sqlite = DATABASES["default"].setdefault("OPTIONS", {})
+    _sqlite.setdefault("transaction_mode", "IMMEDIATE")
+    _sqlite.setdefault("timeout", env.int("SQLITE_BUSY_TIMEOUT", default=20))
+    _sqlite.setdefault("init_command", "PRAGMA journal_mode=WAL")
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -248,7 +265,7 @@ LOGGING = {
 # kombu's file-system transport under var/celery/: a real worker and beat (scripts/serve starts
 # them) with no server to install; queued tasks survive restarts as files.
 CELERY_BROKER_URL: str = env.str("CELERY_BROKER_URL", default="filesystem://")
-CELERY_FILESYSTEM_QUEUE = BASE_DIR / "var" / "celery" / "queue"
+CELERY_FILESYSTEM_QUEUE = VAR_DIR / "celery" / "queue"
 if CELERY_BROKER_URL.startswith("filesystem://"):
     CELERY_FILESYSTEM_QUEUE.mkdir(parents=True, exist_ok=True)  # the transport needs it
     CELERY_BROKER_TRANSPORT_OPTIONS = {
@@ -267,7 +284,7 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_TIMEZONE = TIME_ZONE
-CELERY_BEAT_SCHEDULE_FILENAME = str(BASE_DIR / "var" / "celerybeat-schedule")
+CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 # Periodic work: the sweeps read indexed columns, so their cost follows what is due.
 CELERY_BEAT_SCHEDULE = {
     "sweep-deadlines": {"task": "games.tasks.sweep_deadlines", "schedule": 60.0},
@@ -305,7 +322,7 @@ SITE_URL: str = env.str("SITE_URL", default="http://127.0.0.1:8000").rstrip("/")
 # CACHE_URL at Redis (e.g. rediscache://127.0.0.1:6379/1); the embedded default is files under
 # var/cache/, which the processes scripts/serve starts on one machine share as well.
 CACHES = {
-    "default": env.cache_url("CACHE_URL", default=f"filecache://{BASE_DIR / 'var' / 'cache'}")
+    "default": env.cache_url("CACHE_URL", default=f"filecache://{VAR_DIR / 'cache'}")
 }
 # Sessions are read from that cache and written through to the database, so a cache that
 # restarts logs nobody out: each request of a logged-in player reads its session, and with
@@ -314,7 +331,7 @@ SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
 
 # Emails go to files in var/mail/ by default, one file per email, to be read locally;
 # production sets e.g. EMAIL_URL=smtp+tls://user:password@mail.example:587.
-_email = env.email_url("EMAIL_URL", default=f"filemail:///{BASE_DIR / 'var' / 'mail'}")
+_email = env.email_url("EMAIL_URL", default=f"filemail:///{VAR_DIR / 'mail'}")
 EMAIL_BACKEND: str = _email["EMAIL_BACKEND"]
 EMAIL_FILE_PATH: str = _email["EMAIL_FILE_PATH"]
 EMAIL_HOST: str = _email["EMAIL_HOST"] or "localhost"
