@@ -307,9 +307,15 @@ SITE_URL: str = env.str("SITE_URL", default="http://127.0.0.1:8000").rstrip("/")
 CACHES = {
     "default": env.cache_url("CACHE_URL", default=f"filecache://{BASE_DIR / 'var' / 'cache'}")
 }
+# Redis is served by Django's RedisCache made to keep the site up while Redis is away
+# (keltis_site/cache.py): misses instead of errors, rate limits counted per process, 1 s
+# timeouts (CACHE_URL's ?socket_timeout=&socket_connect_timeout= change them).
+if CACHES["default"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache":
+    CACHES["default"]["BACKEND"] = "keltis_site.cache.RedisCache"
 # Sessions are read from that cache and written through to the database, so a cache that
-# restarts logs nobody out: each request of a logged-in player reads its session, and with
-# Redis that is a cache hit instead of a query.
+# restarts logs nobody out, and while Redis is away they are read from the database: each
+# request of a logged-in player reads its session, and with Redis that is a cache hit instead
+# of a query.
 SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
 
 # Emails go to files in var/mail/ by default, one file per email, to be read locally;
