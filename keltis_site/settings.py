@@ -203,10 +203,17 @@ ACTION_RATE_LIMIT: str = env.str("ACTION_RATE_LIMIT", default="60/m")
 # beyond it the answer is 429 and the password is not checked (keltis_site/admin_site.py).
 ADMIN_LOGIN_RATE_LIMIT: str = env.str("ADMIN_LOGIN_RATE_LIMIT", default="10/m")
 
-# GET /healthz fails when the last deadline sweep (beat, every minute) or the last worker
-# heartbeat (a task beat queues every 30 s) is older than this many seconds.
+# GET /healthz (keltis_site/health.py) answers 503 only when the database is unreachable;
+# otherwise 200, and it reports "degraded" when the last deadline sweep (beat, every minute) or
+# worker heartbeat (a task beat queues every 30 s) is older than these many seconds, or when
+# emails were given up for good in the last HEALTH_FAILED_EMAIL_DAYS days (or the cache or the
+# broker is unreachable).
 HEALTH_MAX_SWEEP_AGE: int = env.int("HEALTH_MAX_SWEEP_AGE", default=180)
 HEALTH_MAX_WORKER_AGE: int = env.int("HEALTH_MAX_WORKER_AGE", default=180)
+HEALTH_FAILED_EMAIL_DAYS: int = env.int("HEALTH_FAILED_EMAIL_DAYS", default=3)
+# The public sees only up or down; staff and requests bearing this token (the header
+# "Authorization: Bearer <token>" or ?token=<token>) see every check. Empty: staff only.
+HEALTH_TOKEN: str = env.str("HEALTH_TOKEN", default="")
 
 # Logging: every process (web under gunicorn, Celery worker and beat) writes one line per event
 # to stdout, where the container runtime collects it. LOG_FORMAT "json" (the default without

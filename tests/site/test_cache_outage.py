@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -219,3 +220,28 @@ def client_user(session_key: str) -> Any:
     client = Client()
     client.cookies["sessionid"] = session_key
     return client.get(reverse("home")).context["user"]
+
+
+def test_healthz_tells_staff_the_cache_is_down_and_the_public_only_up(
+    redis_cache: RedisServer, settings: Any, tmp_path: Path
+) -> None:
+    settings.CELERY_BROKER_URL = "filesystem://"  # the broker is not what this test is about
+    settings.CELERY_FILESYSTEM_QUEUE = tmp_path
+    tasks.worker_heartbeat.delay()
+    tasks.sweep_deadlines.delay()
+    staff = Client()
+    staff.force_login(player("root", is_staff=True))
+    assert staff.get(reverse("healthz")).json()["status"] == "up"
+
+    redis_cache.stop()
+    public = Client().get(reverse("healthz"))
+    details = staff.get(reverse("healthz"))
+
+    assert (public.status_code, public.json()) == (200, {"status": "up"})
+    assert details.status_code == 200  # players can still play: the balancer keeps it
+    body = details.json()
+    assert body["status"] == "degraded"
+    assert body["checks"]["cache"].startswith("cache unreachable since ")
+    assert "ConnectionError" in body["checks"]["cache"]
+    assert body["checks"]["worker"].startswith("unknown: the cache is unreachable")
+    assert body["checks"]["database"] == body["checks"]["broker"] == "ok"
