@@ -69,10 +69,9 @@ def check_cache() -> str | None:
         return None
     unavailable = getattr(cache, "unavailable", None)
     why = unavailable() if unavailable is not None else None
-    return (
-        f"cache {why or 'unreachable: a value written was not read back'}: sessions are read"
-        " from the database and rate limits count per process"
-    )
+    if why is None:
+        return "cache unreachable: a value written was not read back"
+    return f"cache {why}: sessions are read from the database, rate limits count per process"
 
 
 def check_broker() -> str | None:
