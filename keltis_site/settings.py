@@ -220,10 +220,17 @@ ACTION_RATE_LIMIT: str = env.str("ACTION_RATE_LIMIT", default="60/m")
 # beyond it the answer is 429 and the password is not checked (keltis_site/admin_site.py).
 ADMIN_LOGIN_RATE_LIMIT: str = env.str("ADMIN_LOGIN_RATE_LIMIT", default="10/m")
 
-# GET /healthz fails when the last deadline sweep (beat, every minute) or the last worker
-# heartbeat (a task beat queues every 30 s) is older than this many seconds.
+# GET /healthz (keltis_site/health.py) answers 503 only when the database is unreachable;
+# otherwise 200, and it reports "degraded" when the last deadline sweep (beat, every minute) or
+# worker heartbeat (a task beat queues every 30 s) is older than these many seconds, or when
+# emails were given up for good in the last HEALTH_FAILED_EMAIL_DAYS days (or the cache or the
+# broker is unreachable).
 HEALTH_MAX_SWEEP_AGE: int = env.int("HEALTH_MAX_SWEEP_AGE", default=180)
 HEALTH_MAX_WORKER_AGE: int = env.int("HEALTH_MAX_WORKER_AGE", default=180)
+HEALTH_FAILED_EMAIL_DAYS: int = env.int("HEALTH_FAILED_EMAIL_DAYS", default=3)
+# The public sees only up or down; staff and requests bearing this token (the header
+# "Authorization: Bearer <token>" or ?token=<token>) see every check. Empty: staff only.
+HEALTH_TOKEN: str = env.str("HEALTH_TOKEN", default="")
 
 # Logging: every process (web under gunicorn, Celery worker and beat) writes one line per event
 # to stdout, where the container runtime collects it. LOG_FORMAT "json" (the default without
@@ -324,9 +331,15 @@ SITE_URL: str = env.str("SITE_URL", default="http://127.0.0.1:8000").rstrip("/")
 CACHES = {
     "default": env.cache_url("CACHE_URL", default=f"filecache://{VAR_DIR / 'cache'}")
 }
+# Redis is served by Django's RedisCache made to keep the site up while Redis is away
+# (keltis_site/cache.py): misses instead of errors, rate limits counted per process, 1 s
+# timeouts (CACHE_URL's ?socket_timeout=&socket_connect_timeout= change them).
+if CACHES["default"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache":
+    CACHES["default"]["BACKEND"] = "keltis_site.cache.RedisCache"
 # Sessions are read from that cache and written through to the database, so a cache that
-# restarts logs nobody out: each request of a logged-in player reads its session, and with
-# Redis that is a cache hit instead of a query.
+# restarts logs nobody out, and while Redis is away they are read from the database: each
+# request of a logged-in player reads its session, and with Redis that is a cache hit instead
+# of a query.
 SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
 
 # Emails go to files in var/mail/ by default, one file per email, to be read locally;
