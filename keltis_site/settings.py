@@ -295,6 +295,9 @@ MAX_TIMEOUTS: int = env.int("MAX_TIMEOUTS", default=3)
 VACATION_DAYS_PER_YEAR: int = env.int("VACATION_DAYS_PER_YEAR", default=30)
 # An email claimed by a worker that then died is sent again after this many seconds.
 NOTIFICATION_SENDING_TIMEOUT: int = env.int("NOTIFICATION_SENDING_TIMEOUT", default=600)
+# An email that keeps failing (mail server down, refused, or it cannot be written) is retried
+# this long from its first failed attempt, then marked failed for staff (admin, /healthz).
+NOTIFICATION_RETRY_HOURS: int = env.int("NOTIFICATION_RETRY_HOURS", default=48)
 
 # The public address of the site, for links in emails. Links in account emails follow its
 # scheme: with https here they are https even when a proxy speaks plain http to Django.
