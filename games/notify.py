@@ -15,6 +15,20 @@ email that cannot be written (``emails.RenderError``: its game's stored state ca
 replayed, say) fails alone: the batch goes on with the other rows over the same SMTP session.
 The rows a dead worker left are retried one claim each, so a row that kills its worker cannot
 hold back the others.
+
+Delivery is at least once, not exactly once. Each row is marked sent by its own statement
+right after the mail server accepted its email, never at the end of a batch. What remains is
+the gap between the server's acceptance (its reply to the end of DATA) and the commit of that
+statement, a few milliseconds per email: a worker killed there, or a database failing that
+statement, leaves the row 'sending', and NOTIFICATION_SENDING_TIMEOUT later the sweep sends it
+again. SMTP has the same gap of its own (RFC 1047): a connection lost after the message but
+before the server's reply looks like a failure, and the email is retried. Every attempt at a
+row carries the same Message-ID (made from the row's unique key by ``emails._message_id``), so
+a receiver or mail client that de-duplicates by Message-ID shows a resent email once. Outside
+that gap nothing is sent twice: one runner claims a row; a worker that stalls while holding
+claimed rows sends none of them once its claim is half the sending timeout old (so it never
+races the sweep that takes them back), and EMAIL_TIMEOUT bounds how long a mail server can
+stall one send.
 """
 
 from __future__ import annotations
@@ -175,7 +189,11 @@ def _deliver_claimed(
 ) -> list[str]:
     """Send the rows claimed at ``claimed_at`` in order, each marked sent, skipped or failed
     right after its attempt; their games' rows are read once for all of them (``reads``,
-    shared by the caller's whole batch when given)."""
+    shared by the caller's whole batch when given).
+
+    Once the claim is half the sending timeout old the rest are left 'sending', unsent: the
+    sweep may soon take them back and hand them to another worker, which must be the only one
+    to send them."""
     from .selectors import GameReads  # here: selectors imports services, which imports us
 
     rows = Notification.objects.select_related("user", "game").in_bulk(ids)
@@ -186,6 +204,9 @@ def _deliver_claimed(
     outcomes = []
     for pk in ids:
         if pk not in rows:
+            continue
+        if timezone.now() - claimed_at >= sending_timeout() / 2:
+            outcomes.append("claim_expired")
             continue
         outcomes.append(_send_claimed(rows[pk], connection, reads))
     return outcomes

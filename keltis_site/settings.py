@@ -326,6 +326,9 @@ EMAIL_HOST_USER: str = _email["EMAIL_HOST_USER"] or ""
 EMAIL_HOST_PASSWORD: str = _email["EMAIL_HOST_PASSWORD"] or ""
 EMAIL_USE_TLS: bool = _email.get("EMAIL_USE_TLS", False)
 EMAIL_USE_SSL: bool = _email.get("EMAIL_USE_SSL", False)
+# Seconds an SMTP connection may wait on the server: without a limit a hung server holds a
+# worker (and the emails it claimed) or a sign-up request forever.
+EMAIL_TIMEOUT: int = env.int("EMAIL_TIMEOUT", default=20)
 DEFAULT_FROM_EMAIL: str = env.str(
     "DEFAULT_FROM_EMAIL", default="Keltis by mail <noreply@localhost>"
 )
