@@ -325,6 +325,11 @@ class Notification(models.Model):
     created_at = models.DateTimeField(default=timezone.now)
     sent_at = models.DateTimeField(null=True, blank=True)
     last_error = models.TextField(blank=True)
+    #: when the current run of failed attempts began: the email is given up (status failed)
+    #: NOTIFICATION_RETRY_HOURS after it; null while no attempt has failed
+    failing_since = models.DateTimeField(null=True, blank=True)
+    #: when it was given up: what ``games.notify.failed_count`` counts for /healthz
+    failed_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["created_at"]

@@ -319,6 +319,9 @@ MAX_TIMEOUTS: int = env.int("MAX_TIMEOUTS", default=3)
 VACATION_DAYS_PER_YEAR: int = env.int("VACATION_DAYS_PER_YEAR", default=30)
 # An email claimed by a worker that then died is sent again after this many seconds.
 NOTIFICATION_SENDING_TIMEOUT: int = env.int("NOTIFICATION_SENDING_TIMEOUT", default=600)
+# An email that keeps failing (mail server down, refused, or it cannot be written) is retried
+# this long from its first failed attempt, then marked failed for staff (admin, /healthz).
+NOTIFICATION_RETRY_HOURS: int = env.int("NOTIFICATION_RETRY_HOURS", default=48)
 
 # The public address of the site, for links in emails. Links in account emails follow its
 # scheme: with https here they are https even when a proxy speaks plain http to Django.
@@ -353,6 +356,9 @@ EMAIL_HOST_USER: str = _email["EMAIL_HOST_USER"] or ""
 EMAIL_HOST_PASSWORD: str = _email["EMAIL_HOST_PASSWORD"] or ""
 EMAIL_USE_TLS: bool = _email.get("EMAIL_USE_TLS", False)
 EMAIL_USE_SSL: bool = _email.get("EMAIL_USE_SSL", False)
+# Seconds an SMTP connection may wait on the server: without a limit a hung server holds a
+# worker (and the emails it claimed) or a sign-up request forever.
+EMAIL_TIMEOUT: int = env.int("EMAIL_TIMEOUT", default=20)
 DEFAULT_FROM_EMAIL: str = env.str(
     "DEFAULT_FROM_EMAIL", default="Keltis by mail <noreply@localhost>"
 )
