@@ -404,6 +404,7 @@ def _table_start(league: League, season: Season, users: list[Any]) -> Game:
         bank_increment_hours=league.bank_increment_hours,
         bank_cap_hours=league.bank_cap_hours,
         rated=True,
+        internal=True,
     )
     for user in seating[1:]:
         game_join(game_id=game.pk, user=user)
