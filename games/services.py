@@ -25,7 +25,7 @@ from django.utils.translation import gettext_lazy as _
 from games.engine import Game as EngineGame
 from games.engine import IllegalAction, RecordError, game_class
 
-from . import clock, notify
+from . import clock, creation_limits, notify
 from .after_response import call_after_response
 from .models import BotKind, Event, EventSource, Game, GameStatus, Seat, Snapshot
 
@@ -78,6 +78,12 @@ class NotYourSeat(GameServiceError):
 
 class CannotJoin(GameServiceError):
     code = "cannot_join"
+
+
+class CreationLimitReached(GameServiceError):
+    """The player has as many open games as ``MAX_OPEN_GAMES_PER_PLAYER`` allows."""
+
+    code = "creation_limit"
 
 
 class ActionRejected(GameServiceError):
@@ -160,8 +166,14 @@ def game_create(
     bank_increment_hours: int = 0,
     bank_cap_hours: int = 0,
     rated: bool | None = None,
+    internal: bool = False,
 ) -> Game:
-    """A new game with the creator in seat 0 and ``bots`` in the next seats; starts when full."""
+    """A new game with the creator in seat 0 and ``bots`` in the next seats; starts when full.
+
+    A player may have only so many open games waiting for players (games.creation_limits);
+    ``internal`` is for the games the site makes itself (league matchmaker, tournament
+    rounds), which are filled and started at once and are not the creator's doing.
+    """
     cls = game_class(kind)
     try:
         opts = cls.check_options(options or {})
@@ -178,6 +190,10 @@ def game_create(
         raise GameServiceError(_("The time bank's cap must be at least its increment."))
     setup = cls.deal(player_count, secrets.randbits(62))
     with transaction.atomic():
+        if not internal and len(bots) + 1 < player_count:
+            refusal = creation_limits.open_game_refusal(creator)
+            if refusal is not None:
+                raise CreationLimitReached(refusal)
         game = Game.objects.create(
             kind=kind,
             options=opts,

@@ -317,6 +317,13 @@ ELO_TOP_THRESHOLD: int = 2400
 # in a calendar year (their clocks stop meanwhile).
 MAX_TIMEOUTS: int = env.int("MAX_TIMEOUTS", default=3)
 VACATION_DAYS_PER_YEAR: int = env.int("VACATION_DAYS_PER_YEAR", default=30)
+# What one player may have created and waiting at once, so that one account cannot flood the
+# lobby or the tournament list (games.creation_limits; staff and the site's own games, made by
+# the league matchmaker and tournament rounds, are not limited): open games waiting for
+# players, tournaments open for sign-up, and tournaments created in any 24 hours.
+MAX_OPEN_GAMES_PER_PLAYER: int = env.int("MAX_OPEN_GAMES_PER_PLAYER", default=5)
+MAX_SIGNUP_TOURNAMENTS_PER_PLAYER: int = env.int("MAX_SIGNUP_TOURNAMENTS_PER_PLAYER", default=3)
+MAX_TOURNAMENTS_PER_PLAYER_PER_DAY: int = env.int("MAX_TOURNAMENTS_PER_PLAYER_PER_DAY", default=5)
 # An email claimed by a worker that then died is sent again after this many seconds.
 NOTIFICATION_SENDING_TIMEOUT: int = env.int("NOTIFICATION_SENDING_TIMEOUT", default=600)
 # An email that keeps failing (mail server down, refused, or it cannot be written) is retried
