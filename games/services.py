@@ -28,6 +28,7 @@ from games.engine import IllegalAction, RecordError, game_class
 from . import clock, notify
 from .after_response import call_after_response
 from .models import BotKind, Event, EventSource, Game, GameStatus, Seat, Snapshot
+from .rated import rated_status
 
 log = logging.getLogger(__name__)
 
@@ -161,7 +162,10 @@ def game_create(
     bank_cap_hours: int = 0,
     rated: bool | None = None,
 ) -> Game:
-    """A new game with the creator in seat 0 and ``bots`` in the next seats; starts when full."""
+    """A new game with the creator in seat 0 and ``bots`` in the next seats; starts when full.
+
+    It is rated when ``games.rated`` says so (two people or more, bots or not) unless
+    ``rated`` is False."""
     cls = game_class(kind)
     try:
         opts = cls.check_options(options or {})
@@ -186,7 +190,9 @@ def game_create(
             max_timeouts=settings.MAX_TIMEOUTS,
             bank_increment_hours=bank_increment_hours,
             bank_cap_hours=bank_cap_hours,
-            rated=not bots if rated is None else rated and not bots,
+            rated=rated_status(
+                people=player_count - len(bots), bots=len(bots), marked_rated=rated is not False
+            ).rated,
             setup=setup,
             created_by=creator,
         )
