@@ -99,6 +99,8 @@ class Submitted:
     engine: EngineGame
     #: the game's seats in order, with their users (read under the lock; for the names)
     seats: list[Seat]
+    #: the acting seat's view right before the action: what the action won is the difference
+    before: dict[str, Any] | None = None
 
 
 # -- reading the engine state -------------------------------------------------------------------
@@ -355,6 +357,7 @@ def action_submit(
         if game.to_move != seat or acting is None:
             raise NotYourTurn()
         engine = engine_state(game)
+        before = engine.view(seat)
         try:
             engine.apply(action, player=seat)
         except IllegalAction as exc:
@@ -394,7 +397,9 @@ def action_submit(
             following = seats.get(game.to_move) if game.to_move is not None else None
             automatic = following is not None and following.acts_automatically
             _after_commit(game.pk, game.seq, automatic_next=automatic)
-    return Submitted(game=game, event=event, engine=engine, seats=list(seats.values()))
+    return Submitted(
+        game=game, event=event, engine=engine, seats=list(seats.values()), before=before
+    )
 
 
 def _holds(seat: Seat, user: Any) -> bool:
