@@ -1,6 +1,6 @@
-"""The small scripts of forms, in a real browser: the create form's "rated" line follows the
-seats. The scripts are files of the site (the CSP allows no inline script) and the forms work
-without them."""
+"""The small scripts of two forms, in a real browser: the create form's "rated" line follows
+the seats, and the settings page's time zone select can be searched. Both are files of the
+site (the CSP allows no inline script) and the forms work without them."""
 
 from __future__ import annotations
 
@@ -56,3 +56,36 @@ def test_the_rated_line_follows_the_seats(live_server: Any, page: Any) -> None:
     assert note.inner_text().startswith("Rated: the 2 people")
     assert page.evaluate("window.__cspViolations") == []
 
+
+def test_the_time_zones_can_be_searched_and_the_choice_saves(
+    live_server: Any, page: Any
+) -> None:
+    base = live_server.url
+    user = logged_in(page, base)
+    page.goto(base + "/accounts/settings/")
+    search = page.locator("#time-zone-search-input")
+    assert search.is_visible()
+    select = page.locator("select[name=time_zone]")
+    assert select.locator("optgroup").count() > 10
+
+    search.fill("buenos")
+    options = select.locator("option")
+    values = options.evaluate_all("os => os.map(o => o.value)")
+    assert values == ["America/Argentina/Buenos_Aires", "America/Buenos_Aires"]  # and its alias
+    assert select.input_value() == "America/Argentina/Buenos_Aires"
+    assert select.locator("optgroup").evaluate_all("gs => gs.map(g => g.label)") == ["America"]
+
+    search.fill("new york")
+    assert select.input_value() == "America/New_York"
+    search.fill("no such place")
+    assert page.locator("#time-zone-search [data-none]").is_visible()
+    assert select.input_value() == "America/New_York"  # the whole list, the choice kept
+    assert options.count() > 500
+    search.fill("auckland")
+    assert select.input_value() == "Pacific/Auckland"
+
+    page.click("main form button[type=submit]")
+    page.wait_for_load_state()
+    user.refresh_from_db()
+    assert user.time_zone == "Pacific/Auckland"
+    assert page.evaluate("window.__cspViolations") == []
