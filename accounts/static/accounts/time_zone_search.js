@@ -56,7 +56,9 @@
     select.value = kept ? current : select.options[0].value;
   }
 
-  select.parentNode.insertBefore(box, select);
+  // above the time zone's field (its label and select), or the select when it has no field
+  var field = select.closest("form > div") || select;
+  field.parentNode.insertBefore(box, field);
   box.hidden = false;
   input.addEventListener("input", filter);
 })();
