@@ -85,7 +85,8 @@ class Game(models.Model):
     reminder_at = models.DateTimeField(null=True, blank=True, db_index=True)
     #: consecutive timeouts after which a seat is retired
     max_timeouts = models.PositiveSmallIntegerField(default=3)
-    #: counts for ratings (games between people; practice games with bots do not)
+    #: counts for ratings when two people or more play it (games.rated: the people at a table
+    #: with bots are rated against each other)
     rated = models.BooleanField(default=False)
     #: the hash of the last event ("" before the first): the head of the event chain
     #: (games.event_chain), so an action links its event without reading the one before

@@ -12,11 +12,14 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from django.db.models import Exists, OuterRef, QuerySet
+
 from games.engine import Game as EngineGame
 from games.engine.base import SPECTATOR
 from games.engine.records import Record
 
 from .models import Event, EventSource, Game, GameStatus, Seat
+from .rated import RatedStatus, rated_status
 from .services import engine_start, engine_state
 
 #: how many of the latest events the game page lists
@@ -69,6 +72,8 @@ class GamePage:
     scores: list[int]
     winners: list[int]
     recent_events: list[EventInfo]
+    #: whether the game counts for the ratings, and why
+    rated: RatedStatus | None = None
 
 
 @dataclass(frozen=True)
@@ -186,11 +191,12 @@ def game_page(*, game: Game, user: Any, reads: GameReads | None = None) -> GameP
     seats = _seats(game, viewer_id, reads)
     viewer_seat = next((s.index for s in seats if s.is_viewer), None)
     started = _started(game)
+    rated = game_rated_status(game=game, seats=seats)
     if not started:
         return GamePage(
             game=game, seats=seats, viewer_seat=viewer_seat, started=False, finished=False,
             view=None, legal=[], to_move=None, phase=None, scores=[], winners=[],
-            recent_events=[],
+            recent_events=[], rated=rated,
         )
     engine = reads.engine(game)
     view = engine.view(viewer_seat if viewer_seat is not None else SPECTATOR)
@@ -211,6 +217,7 @@ def game_page(*, game: Game, user: Any, reads: GameReads | None = None) -> GameP
         scores=engine.scores(),
         winners=engine.winners(),
         recent_events=recent,
+        rated=rated,
     )
 
 
@@ -223,6 +230,29 @@ def _event_info(event: Event, names: dict[int, str], drawn: str | None = None) -
         created_at=event.created_at,
         drawn=drawn,
         source=event.source,
+    )
+
+
+# -- whether it is rated ------------------------------------------------------------------------
+def people_who_moved(game: OuterRef | Game) -> QuerySet[Seat]:
+    """The people seats of ``game`` with at least one action the player chose themselves
+    (source "player": not a bot, the timeout policy or a retired seat acting for them)."""
+    moved = Event.objects.filter(
+        game=OuterRef("game"), seat=OuterRef("index"), source=EventSource.PLAYER
+    )
+    return Seat.objects.filter(game=game, user__isnull=False).filter(Exists(moved))
+
+
+def game_rated_status(*, game: Game, seats: list[SeatInfo]) -> RatedStatus:
+    """``rated_status`` of a game: its seats not taken yet wait for people; who moved counts
+    once it is over (one query then)."""
+    bots = sum(1 for seat in seats if seat.is_bot)
+    finished = game.status == GameStatus.FINISHED
+    return rated_status(
+        people=game.player_count - bots,
+        bots=bots,
+        marked_rated=game.rated,
+        movers=people_who_moved(game).count() if finished else None,
     )
 
 

@@ -28,6 +28,7 @@ from games.engine import IllegalAction, RecordError, game_class
 from . import clock, creation_limits, notify
 from .after_response import call_after_response
 from .models import BotKind, Event, EventSource, Game, GameStatus, Seat, Snapshot
+from .rated import rated_status
 
 log = logging.getLogger(__name__)
 
@@ -104,6 +105,8 @@ class Submitted:
     engine: EngineGame
     #: the game's seats in order, with their users (read under the lock; for the names)
     seats: list[Seat]
+    #: the acting seat's view right before the action: what the action won is the difference
+    before: dict[str, Any] | None = None
 
 
 # -- reading the engine state -------------------------------------------------------------------
@@ -170,9 +173,11 @@ def game_create(
 ) -> Game:
     """A new game with the creator in seat 0 and ``bots`` in the next seats; starts when full.
 
-    A player may have only so many open games waiting for players (games.creation_limits);
-    ``internal`` is for the games the site makes itself (league matchmaker, tournament
-    rounds), which are filled and started at once and are not the creator's doing.
+    It is rated when ``games.rated`` says so (two people or more, bots or not) unless
+    ``rated`` is False. A player may have only so many open games waiting for players
+    (games.creation_limits); ``internal`` is for the games the site makes itself (league
+    matchmaker, tournament rounds), which are filled and started at once and are not the
+    creator's doing.
     """
     cls = game_class(kind)
     try:
@@ -202,7 +207,9 @@ def game_create(
             max_timeouts=settings.MAX_TIMEOUTS,
             bank_increment_hours=bank_increment_hours,
             bank_cap_hours=bank_cap_hours,
-            rated=not bots if rated is None else rated and not bots,
+            rated=rated_status(
+                people=player_count - len(bots), bots=len(bots), marked_rated=rated is not False
+            ).rated,
             setup=setup,
             created_by=creator,
         )
@@ -365,6 +372,7 @@ def action_submit(
         if game.to_move != seat or acting is None:
             raise NotYourTurn()
         engine = engine_state(game)
+        before = engine.view(seat)
         try:
             engine.apply(action, player=seat)
         except IllegalAction as exc:
@@ -404,7 +412,9 @@ def action_submit(
             following = seats.get(game.to_move) if game.to_move is not None else None
             automatic = following is not None and following.acts_automatically
             _after_commit(game.pk, game.seq, automatic_next=automatic)
-    return Submitted(game=game, event=event, engine=engine, seats=list(seats.values()))
+    return Submitted(
+        game=game, event=event, engine=engine, seats=list(seats.values()), before=before
+    )
 
 
 def _holds(seat: Seat, user: Any) -> bool:
