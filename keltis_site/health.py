@@ -118,17 +118,13 @@ def check_heartbeat(name: str, what: str, max_age: int) -> str | None:
 
 
 def check_failed_emails() -> str | None:
-    """None unless emails were given up for good lately: players who are not told that it is
-    their turn time out. A failed row's last attempt set its next_attempt_at (a back-off later),
-    so that column dates the failure, give or take the back-off."""
-    from games.models import Notification, NotificationStatus
+    """None unless emails were given up for good lately (games.notify.failed_count): players
+    who are not told that it is their turn time out. Staff requeue them in the admin."""
+    from games.notify import failed_count
 
     days: int = settings.HEALTH_FAILED_EMAIL_DAYS
-    since = timezone.now() - datetime.timedelta(days=days)
     try:
-        failed = Notification.objects.filter(
-            status=NotificationStatus.FAILED, next_attempt_at__gte=since
-        ).count()
+        failed = failed_count(days)
     except Exception as exc:
         return f"failed emails not counted: {exc.__class__.__name__}: {exc}"
     if failed:

@@ -158,13 +158,13 @@ def test_emails_given_up_lately_are_degraded_and_older_ones_forgotten(
     beat("worker", 5)
     user = make_user()
     now = timezone.now()
-    for number, last_attempt_days_ago in enumerate([1, 2, 4]):
+    for number, failed_days_ago in enumerate([1, 2, 4]):
         Notification.objects.create(
             key=f"health:{number}",
             kind=NotificationKind.TURN,
             user=user,
             status=NotificationStatus.FAILED,
-            next_attempt_at=now - datetime.timedelta(days=last_attempt_days_ago),
+            failed_at=now - datetime.timedelta(days=failed_days_ago),
         )
 
     status, body = get_details(client)
