@@ -7,6 +7,7 @@ from typing import Any
 
 from allauth.account.adapter import DefaultAccountAdapter
 from allauth.account.utils import user_username
+from allauth.core.internal.ratelimit import get_ip
 from django.conf import settings
 from django.forms import BaseForm
 from django.http import HttpRequest
@@ -39,3 +40,15 @@ class AccountAdapter(DefaultAccountAdapter):
         any part of an email address."""
         if not user_username(user):
             user_username(user, self.generate_unique_username([user.display_name, "player"]))
+
+    def _get_login_attempts_cache_key(self, request: HttpRequest, **credentials: Any) -> str:
+        """The "key" of the failed-login limit (ACCOUNT_RATE_LIMITS["login_failed"]): the login
+        AND the client address, where allauth counts per login alone. Then a stranger's wrong
+        guesses lock only the stranger out of that account, never its owner on another
+        address, while one address still gets few guesses per account and the limit "per ip"
+        stops it from spraying many accounts. allauth's maintainer points to this method for
+        this (django-allauth issue 3584); allauth also clears this key after a password reset,
+        for the address that reset it. The address is allauth's own (get_ip: the proxies of
+        ALLAUTH_TRUSTED_PROXY_COUNT, IPv6 cut to its /64 network like the per-ip limits)."""
+        login = super()._get_login_attempts_cache_key(request, **credentials)
+        return f"{login}:{get_ip(request)}"

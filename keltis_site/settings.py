@@ -356,8 +356,10 @@ ACCOUNT_CHANGE_EMAIL = True
 ACCOUNT_LOGOUT_ON_GET = False
 ACCOUNT_EMAIL_SUBJECT_PREFIX = "[Keltis by mail] "
 ACCOUNT_DEFAULT_HTTP_PROTOCOL = urlsplit(SITE_URL).scheme or "http"
-# Counted in CACHES per client IP ("ip") or per email address ("key"). Failed logins: 10 a
-# minute from one IP, 5 in 5 minutes for one account; then the login form says to try later.
+# Counted in CACHES per client IP ("ip") or per "key": for failed logins the key is the email
+# address AND the client IP (accounts.adapter), so a stranger's guesses never lock the owner out.
+# Failed logins: 10 a minute from one IP (over all accounts), 5 in 5 minutes from one IP for one
+# account; then the login form says to try later.
 # allauth's defaults apply to the other actions. Django's admin login is not limited by these:
 # ADMIN_LOGIN_RATE_LIMIT is (keltis_site/admin_site.py).
 ACCOUNT_RATE_LIMITS = {
