@@ -7,11 +7,15 @@ from typing import Any
 
 from allauth.account.adapter import DefaultAccountAdapter
 from allauth.account.utils import user_username
+from allauth.core import context as allauth_context
 from allauth.core.internal.ratelimit import get_ip
 from django.conf import settings
+from django.contrib.sites.shortcuts import get_current_site
 from django.forms import BaseForm
 from django.http import HttpRequest
 from django.utils import translation
+
+from games.after_response import call_after_response
 
 
 def user_display(user: Any) -> str:
@@ -33,6 +37,22 @@ class AccountAdapter(DefaultAccountAdapter):
         if language in dict(settings.LANGUAGES):
             user.language = language
         return super().save_user(request, user, form, commit=commit)
+
+    def send_mail(self, template_prefix: str, email: str, context: dict[str, Any]) -> None:
+        """Render an account email now (in the request's language, with its links), send it once
+        the response is out. Sign-up with a registered address mails its owner, with a new one
+        mails a verification link: sending either in the request would make its answer as slow
+        as the mail server, and the two could differ (accounts.forms.SignupForm.try_save
+        evens out the rest). A failed send is logged (games.after_response); the player can
+        ask for the email again."""
+        request = allauth_context.request
+        message = self.render_mail(
+            template_prefix,
+            email,
+            {"request": request, "email": email, "current_site": get_current_site(request)}
+            | context,
+        )
+        call_after_response(message.send)
 
     def populate_username(self, request: HttpRequest, user: Any) -> None:
         """Fill the username from the display name, unique, instead of allauth's default (the

@@ -9,6 +9,8 @@ from typing import Any
 from allauth.account.forms import SignupForm as AllauthSignupForm
 from django import forms
 from django.conf import settings
+from django.contrib.auth.hashers import make_password
+from django.http import HttpRequest
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import (
@@ -76,6 +78,17 @@ class SignupForm(AllauthSignupForm):
     display_name = display_name_field()
 
     field_order = ("email", "display_name", "password1", "password2")
+
+    def try_save(self, request: HttpRequest) -> tuple[Any, Any]:
+        """Create the account, or, for an address that has one, mail its owner instead
+        (ACCOUNT_PREVENT_ENUMERATION). A new account's password is hashed; the password typed
+        for a registered address is hashed too and thrown away, so that both answers take the
+        same time (the hash is most of it; the emails go after the response on both paths:
+        accounts.adapter.AccountAdapter.send_mail) and time tells no one which addresses have
+        accounts."""
+        if self.account_already_exists:
+            make_password(self.cleaned_data["password1"])
+        return super().try_save(request)
 
 
 class SettingsForm(forms.Form):

@@ -345,6 +345,11 @@ ACCOUNT_USER_MODEL_USERNAME_FIELD = "username"
 ACCOUNT_LOGIN_METHODS = {"email"}
 ACCOUNT_SIGNUP_FIELDS = ["email*", "password1*", "password2*"]
 ACCOUNT_UNIQUE_EMAIL = True
+# Sign-up and password reset never tell whether an address has an account: the same page and
+# redirect, and an email to the address either way (allauth's default, relied on here). Both
+# sign-up paths also do the same work: accounts.forms.SignupForm.try_save hashes the password
+# on both, accounts.adapter sends account emails after the response.
+ACCOUNT_PREVENT_ENUMERATION = True
 # No login until the address is verified: the site's whole point is emailing players.
 ACCOUNT_EMAIL_VERIFICATION = "mandatory"
 # The emailed link opens a page whose button (a POST) confirms: mail scanners that prefetch
