@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
 from django.utils.translation import gettext as _
 
+from accounts.display_names import SIMILAR_NAME
 from accounts.models import EmailMode, User
+from accounts.selectors import display_name_taken
 
 LAST_HOUR = 23
 
@@ -15,6 +18,8 @@ def update_profile(user: User, *, display_name: str, time_zone: str, language: s
 
     All three are validated first, by the model fields' rules (the display name by
     validate_display_name, the time zone by validate_time_zone, the language by its choices).
+    A display name that reads like another player's (accounts.display_names) is refused, also
+    when another player took it a moment before (the constraints on the name's keys).
     If any is invalid, ValidationError is raised with the errors by field name, and neither
     the user object nor the database changes.
     """
@@ -29,12 +34,26 @@ def update_profile(user: User, *, display_name: str, time_zone: str, language: s
             cleaned[name] = User._meta.get_field(name).clean(value, user)
         except ValidationError as error:
             errors[name] = error.error_list
+    if "display_name" in cleaned and display_name_taken(cleaned["display_name"], user=user):
+        errors["display_name"] = [ValidationError(SIMILAR_NAME, code="similar")]
     if errors:
         raise ValidationError(errors)
 
+    saved = [*cleaned, "display_name_skeleton", "display_name_folded_skeleton"]
+    before = {name: getattr(user, name) for name in saved}
     for name, value in cleaned.items():
         setattr(user, name, value)
-    user.save(update_fields=list(cleaned))
+    try:
+        with transaction.atomic():
+            user.save(update_fields=list(cleaned))
+    except IntegrityError:
+        for name, value in before.items():
+            setattr(user, name, value)
+        if not display_name_taken(cleaned["display_name"], user=user):
+            raise
+        raise ValidationError(
+            {"display_name": [ValidationError(SIMILAR_NAME, code="similar")]}
+        ) from None
     return user
 
 
