@@ -93,9 +93,14 @@ class User(AbstractUser):
     #: vacation query for a player whose vacations are all behind (games.clock)
     vacations_end = models.DateTimeField(null=True, blank=True, editable=False)
     #: the display name's keys (accounts.display_names.name_keys), kept by save(); empty with
-    #: no display name. Each is unique: no two players have names that read alike.
-    display_name_skeleton = models.TextField(default="", blank=True, editable=False)
-    display_name_folded_skeleton = models.TextField(default="", blank=True, editable=False)
+    #: no display name. Each is unique: no two players have names that read alike. (The
+    #: database default is for loaders that write rows directly, such as bench/scale.py.)
+    display_name_skeleton = models.TextField(
+        default="", db_default="", blank=True, editable=False
+    )
+    display_name_folded_skeleton = models.TextField(
+        default="", db_default="", blank=True, editable=False
+    )
 
     class Meta(AbstractUser.Meta):
         constraints = [

@@ -31,12 +31,12 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name="user",
             name="display_name_folded_skeleton",
-            field=models.TextField(blank=True, default="", editable=False),
+            field=models.TextField(blank=True, db_default="", default="", editable=False),
         ),
         migrations.AddField(
             model_name="user",
             name="display_name_skeleton",
-            field=models.TextField(blank=True, default="", editable=False),
+            field=models.TextField(blank=True, db_default="", default="", editable=False),
         ),
         migrations.RunPython(fill, migrations.RunPython.noop),
     ]
