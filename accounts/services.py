@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any, NamedTuple
+
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils.translation import gettext as _
 
-from accounts.display_names import SIMILAR_NAME
+from accounts.display_names import SIMILAR_NAME, settle
 from accounts.models import EmailMode, User
 from accounts.selectors import display_name_taken
 
@@ -89,3 +91,39 @@ def email_unsubscribe(user: User) -> User:
         user.email_mode = EmailMode.NONE
         user.save(update_fields=["email_mode"])
     return user
+
+
+class Renamed(NamedTuple):
+    username: str
+    old: str
+    new: str
+
+
+def display_name_keys_refresh(*, user_model: Any = User) -> list[Renamed]:
+    """Compute every player's display-name keys again, and settle the names that no longer
+    follow the rules (accounts.display_names.settle: tidied; of two that read alike the
+    newer one numbered). For the migration that brought the keys (with its historical
+    model) and after an upgrade of ICU, whose confusables data may map a character anew
+    (manage.py refresh_display_name_keys). Returns the names changed."""
+    renamed: list[Renamed] = []
+    with transaction.atomic():
+        users = {
+            user.pk: user
+            for user in user_model.objects.select_for_update()
+            .order_by("pk")
+            .only("pk", "username", "display_name")
+        }
+        for pk, name, keys in settle((pk, user.display_name) for pk, user in users.items()):
+            user = users[pk]
+            if name != user.display_name:
+                renamed.append(Renamed(user.username, user.display_name, name))
+            user.display_name = name
+            user.display_name_skeleton, user.display_name_folded_skeleton = keys
+        # all keys empty first: no row takes a key that another row holds until its update
+        user_model.objects.update(display_name_skeleton="", display_name_folded_skeleton="")
+        user_model.objects.bulk_update(
+            users.values(),
+            ["display_name", "display_name_skeleton", "display_name_folded_skeleton"],
+            batch_size=500,
+        )
+    return renamed

@@ -7,19 +7,9 @@ from django.db import migrations, models
 
 
 def fill(apps, schema_editor):
-    from accounts.display_names import settle
+    from accounts.services import display_name_keys_refresh
 
-    User = apps.get_model("accounts", "User")
-    users = {user.pk: user for user in User.objects.order_by("pk").only("pk", "display_name")}
-    for pk, name, keys in settle((pk, user.display_name) for pk, user in users.items()):
-        user = users[pk]
-        user.display_name = name
-        user.display_name_skeleton, user.display_name_folded_skeleton = keys
-    User.objects.bulk_update(
-        users.values(),
-        ["display_name", "display_name_skeleton", "display_name_folded_skeleton"],
-        batch_size=500,
-    )
+    display_name_keys_refresh(user_model=apps.get_model("accounts", "User"))
 
 
 class Migration(migrations.Migration):
