@@ -9,14 +9,20 @@ from typing import Any
 from allauth.account.forms import SignupForm as AllauthSignupForm
 from django import forms
 from django.conf import settings
+from django.contrib.auth.hashers import make_password
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+from django.http import HttpRequest
 from django.utils.translation import gettext_lazy as _
 
+from accounts.display_names import SIMILAR_NAME, NameTaken
 from accounts.models import (
     DISPLAY_NAME_MAX_LENGTH,
     DISPLAY_NAME_MIN_LENGTH,
     EmailMode,
     validate_display_name,
 )
+from accounts.selectors import display_name_taken
 
 # Listed first in the time zone select: where the site's players mostly live.
 COMMON_TIME_ZONES = (
@@ -107,6 +113,30 @@ class SignupForm(AllauthSignupForm):
     display_name = display_name_field()
 
     field_order = ("email", "display_name", "password1", "password2")
+
+    def try_save(self, request: HttpRequest) -> tuple[Any, Any]:
+        """Create the account, or, for an address that has one, mail its owner instead
+        (ACCOUNT_PREVENT_ENUMERATION); NameTaken if another sign-up took a name like this one
+        since the form was checked. A new account's password is hashed; the password typed
+        for a registered address is hashed too and thrown away, so that both answers take the
+        same time (the hash is most of it; the emails go after the response on both paths:
+        accounts.adapter.AccountAdapter.send_mail) and time tells no one which addresses have
+        accounts."""
+        if self.account_already_exists:
+            make_password(self.cleaned_data["password1"])
+        try:
+            with transaction.atomic():
+                return super().try_save(request)
+        except IntegrityError:
+            if display_name_taken(self.cleaned_data["display_name"]):
+                raise NameTaken from None  # accounts.views.SignupView shows the form again
+            raise
+
+    def clean_display_name(self) -> str:
+        name: str = self.cleaned_data["display_name"]
+        if display_name_taken(name):
+            raise ValidationError(SIMILAR_NAME, code="similar")
+        return name
 
 
 class SettingsForm(forms.Form):

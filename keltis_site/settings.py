@@ -388,6 +388,11 @@ ACCOUNT_USER_MODEL_USERNAME_FIELD = "username"
 ACCOUNT_LOGIN_METHODS = {"email"}
 ACCOUNT_SIGNUP_FIELDS = ["email*", "password1*", "password2*"]
 ACCOUNT_UNIQUE_EMAIL = True
+# Sign-up and password reset never tell whether an address has an account: the same page and
+# redirect, and an email to the address either way (allauth's default, relied on here). Both
+# sign-up paths also do the same work: accounts.forms.SignupForm.try_save hashes the password
+# on both, accounts.adapter sends account emails after the response.
+ACCOUNT_PREVENT_ENUMERATION = True
 # No login until the address is verified: the site's whole point is emailing players.
 ACCOUNT_EMAIL_VERIFICATION = "mandatory"
 # The emailed link opens a page whose button (a POST) confirms: mail scanners that prefetch
@@ -399,8 +404,10 @@ ACCOUNT_CHANGE_EMAIL = True
 ACCOUNT_LOGOUT_ON_GET = False
 ACCOUNT_EMAIL_SUBJECT_PREFIX = "[Keltis by mail] "
 ACCOUNT_DEFAULT_HTTP_PROTOCOL = urlsplit(SITE_URL).scheme or "http"
-# Counted in CACHES per client IP ("ip") or per email address ("key"). Failed logins: 10 a
-# minute from one IP, 5 in 5 minutes for one account; then the login form says to try later.
+# Counted in CACHES per client IP ("ip") or per "key": for failed logins the key is the email
+# address AND the client IP (accounts.adapter), so a stranger's guesses never lock the owner out.
+# Failed logins: 10 a minute from one IP (over all accounts), 5 in 5 minutes from one IP for one
+# account; then the login form says to try later.
 # allauth's defaults apply to the other actions. Django's admin login is not limited by these:
 # ADMIN_LOGIN_RATE_LIMIT is (keltis_site/admin_site.py).
 ACCOUNT_RATE_LIMITS = {
