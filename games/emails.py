@@ -320,7 +320,7 @@ def _turn(
     game = _turn_is_on(notification, user, reads)
     if game is None:
         return None
-    page = selectors.game_page(game=game, user=user, reads=reads)
+    page = selectors.game_page(game=game, user=user, reads=reads, with_rated=False)
     seat = page.viewer_seat
     if seat is None or not page.legal or page.view is None:
         return None
@@ -379,7 +379,7 @@ def _timeout(
     timed_out = _seat(reads, game, notification.seat)
     if timed_out is None:
         return None
-    page = selectors.game_page(game=game, user=user, reads=reads)
+    page = selectors.game_page(game=game, user=user, reads=reads, with_rated=False)
     names = {s.index: s.name for s in page.seats}
     is_me = timed_out.user_id == user.pk
     run = set(_timeout_run(game, timed_out.index, notification.seq or 0))
@@ -414,7 +414,7 @@ def _finished(
     game = reads.game(notification.game)
     if game.status != GameStatus.FINISHED:
         return None
-    page = selectors.game_page(game=game, user=user, reads=reads)
+    page = selectors.game_page(game=game, user=user, reads=reads, with_rated=False)
     mine = next((s for s in reads.seat_rows(game) if s.user_id == user.pk), None)
     return {
         **_game_common(game, page),

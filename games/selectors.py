@@ -109,6 +109,7 @@ class GameReads:
         self._seats: dict[int, list[Seat]] = {}
         self._engines: dict[tuple[int, int], EngineGame] = {}
         self._recent: dict[tuple[int, int], list[Event]] = {}
+        self._movers: dict[int, int] = {}
 
     def game(self, game: Game) -> Game:
         """The game's row, read again the first time it is asked for, then that same row."""
@@ -126,6 +127,12 @@ class GameReads:
             rows = Seat.objects.filter(game=game).select_related("user").order_by("index")
             self._seats[game.pk] = list(rows)
         return self._seats[game.pk]
+
+    def movers(self, game: Game) -> int:
+        """How many people made a move of their own (whether a finished game is rated)."""
+        if game.pk not in self._movers:
+            self._movers[game.pk] = people_who_moved(game).count()
+        return self._movers[game.pk]
 
     def engine(self, game: Game) -> EngineGame:
         key = (game.pk, game.seq)
@@ -184,14 +191,18 @@ def _started(game: Game) -> bool:
 
 
 # -- the game page ------------------------------------------------------------------------------
-def game_page(*, game: Game, user: Any, reads: GameReads | None = None) -> GamePage:
-    """The page of ``game`` as ``user`` sees it (``reads``: rows shared with other readers)."""
+def game_page(
+    *, game: Game, user: Any, reads: GameReads | None = None, with_rated: bool = True
+) -> GamePage:
+    """The page of ``game`` as ``user`` sees it (``reads``: rows shared with other readers).
+    ``with_rated`` False leaves out whether it is rated (a query once it is over), for the
+    emails, which do not say it."""
     reads = reads or GameReads()
     viewer_id = user.pk if user is not None and user.is_authenticated else None
     seats = _seats(game, viewer_id, reads)
     viewer_seat = next((s.index for s in seats if s.is_viewer), None)
     started = _started(game)
-    rated = game_rated_status(game=game, seats=seats)
+    rated = game_rated_status(game=game, seats=seats, reads=reads) if with_rated else None
     if not started:
         return GamePage(
             game=game, seats=seats, viewer_seat=viewer_seat, started=False, finished=False,
@@ -243,16 +254,18 @@ def people_who_moved(game: OuterRef | Game) -> QuerySet[Seat]:
     return Seat.objects.filter(game=game, user__isnull=False).filter(Exists(moved))
 
 
-def game_rated_status(*, game: Game, seats: list[SeatInfo]) -> RatedStatus:
+def game_rated_status(
+    *, game: Game, seats: list[SeatInfo], reads: GameReads | None = None
+) -> RatedStatus:
     """``rated_status`` of a game: its seats not taken yet wait for people; who moved counts
-    once it is over (one query then)."""
+    once it is over (one query then, shared by the readers of ``reads``)."""
     bots = sum(1 for seat in seats if seat.is_bot)
     finished = game.status == GameStatus.FINISHED
     return rated_status(
         people=game.player_count - bots,
         bots=bots,
         marked_rated=game.rated,
-        movers=people_who_moved(game).count() if finished else None,
+        movers=(reads or GameReads()).movers(game) if finished else None,
     )
 
 
