@@ -20,7 +20,7 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 OURS = {
     "DEBUG", "LOCAL_SERVE", "SECRET_KEY", "ALLOWED_HOSTS", "DATABASE_URL", "CACHE_URL", "PORT",
     "SITE_URL", "SECURE_SSL_REDIRECT", "SECURE_HSTS_SECONDS", "BEHIND_PROXY", "LOG_FORMAT",
-    "DJANGO_ALLOW_ASYNC_UNSAFE",
+    "DJANGO_ALLOW_ASYNC_UNSAFE", "VAR_DIR",
 }
 SECURITY = [
     "DEBUG", "ALLOWED_HOSTS", "SECURE_SSL_REDIRECT", "SECURE_HSTS_SECONDS", "SESSION_COOKIE_SECURE",
@@ -107,14 +107,15 @@ def test_a_key_already_kept_is_never_replaced(tmp_path: Path) -> None:
 
 def test_without_a_secret_key_the_local_site_uses_the_kept_one(tmp_path: Path) -> None:
     """Every process of scripts/serve (web, worker) reads the same key from var/."""
-    env = environment(tmp_path, DEBUG="False", LOCAL_SERVE="True")
+    var = tmp_path / "var"
+    env = environment(tmp_path, DEBUG="False", LOCAL_SERVE="True", VAR_DIR=str(var))
     code = "from django.conf import settings; print(settings.SECRET_KEY)"
 
     first, second = run(code, env), run(code, env)
 
     assert first.returncode == 0, first.stderr
     assert first.stdout == second.stdout
-    assert first.stdout.strip() == (REPO_ROOT / "var" / "secret_key").read_text().strip()
+    assert first.stdout.strip() == (var / "secret_key").read_text().strip()
 
 
 SERVE = textwrap.dedent(
