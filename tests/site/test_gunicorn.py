@@ -36,7 +36,7 @@ def production_env(tmp_path: Path, **extra: str) -> dict[str, str]:
         k: v
         for k, v in os.environ.items()
         if not k.startswith(("DJANGO_", "CELERY_", "LOG_", "SECURE_", "GUNICORN_"))
-        and k not in {"DEBUG", "SECRET_KEY", "ALLOWED_HOSTS", "DATABASE_URL", "CACHE_URL"}
+        and k not in {"DEBUG", "SECRET_KEY", "ALLOWED_HOSTS", "DATABASE_URL", "CACHE_URL", "VAR_DIR"}
     }
     env.update(
         ENV_FILE="/nonexistent",
@@ -45,6 +45,9 @@ def production_env(tmp_path: Path, **extra: str) -> dict[str, str]:
         ALLOWED_HOSTS="keltis.example",
         DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}",
         CELERY_BROKER_URL="memory://",
+        # its own cache and files: the repository's var/ may hold the heartbeats of a local
+        # scripts/serve, which would make /healthz answer otherwise
+        VAR_DIR=str(tmp_path / "var"),
         **extra,
     )
     return env
