@@ -36,7 +36,8 @@ def production_env(tmp_path: Path, **extra: str) -> dict[str, str]:
         k: v
         for k, v in os.environ.items()
         if not k.startswith(("DJANGO_", "CELERY_", "LOG_", "SECURE_", "GUNICORN_"))
-        and k not in {"DEBUG", "SECRET_KEY", "ALLOWED_HOSTS", "DATABASE_URL", "CACHE_URL", "VAR_DIR"}
+        and k
+        not in {"DEBUG", "SECRET_KEY", "ALLOWED_HOSTS", "DATABASE_URL", "CACHE_URL", "VAR_DIR"}
     }
     env.update(
         ENV_FILE="/nonexistent",
