@@ -22,7 +22,7 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
-from games import presenters, ratelimit, selectors
+from games import integrity, presenters, ratelimit, selectors
 from games.error_messages import service_error_text
 from games.models import Game
 from games.services import GameServiceError, NotYourSeat, action_submit
@@ -44,6 +44,7 @@ def game_detail(request: HttpRequest, game_id: int) -> HttpResponse:
     # the snapshot comes with the game: the page draws the position from it
     game = get_object_or_404(Game.objects.select_related("snapshot"), pk=game_id)
     page = selectors.game_page(game=game, user=request.user)
+    integrity.freeze_if_unreplayable(page.unreplayable)
     return render(request, "games/game.html", presenters.game_context(page))
 
 
@@ -93,6 +94,7 @@ def game_act(request: HttpRequest, game_id: int) -> HttpResponse:
 def game_history(request: HttpRequest, game_id: int) -> HttpResponse:
     game = get_object_or_404(Game, pk=game_id)
     page = selectors.game_history(game=game, step=request.GET.get("step"))
+    integrity.freeze_if_unreplayable(page.unreplayable)
     return render(request, "games/history.html", presenters.history_context(page))
 
 
