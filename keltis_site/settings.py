@@ -66,6 +66,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # Cache-Control: private, no-store on every page of a logged-in player (their hand...).
+    "keltis_site.private_pages.PrivatePagesMiddleware",
     "accounts.middleware.UserTimeZoneMiddleware",
     "accounts.middleware.UserLanguageMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",

@@ -20,6 +20,7 @@ from django.http import (
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
+from django.views.decorators.cache import cache_control
 from django.views.decorators.http import require_GET, require_POST
 
 from games import integrity, presenters, ratelimit, selectors
@@ -28,6 +29,11 @@ from games.models import Game
 from games.services import GameServiceError, NotYourSeat, action_submit
 
 TEXT = "text/plain; charset=utf-8"
+
+#: a game's pages show a player's own hand: neither a shared cache nor the browser's disk may
+#: keep them (keltis_site.private_pages does so for every page of a logged-in player; this
+#: covers the game's pages whoever asks)
+private_page = cache_control(private=True, no_store=True)
 
 
 def too_many_actions() -> HttpResponse:
@@ -39,6 +45,7 @@ def too_many_actions() -> HttpResponse:
     )
 
 
+@private_page
 @require_GET
 def game_detail(request: HttpRequest, game_id: int) -> HttpResponse:
     # the snapshot comes with the game: the page draws the position from it
@@ -90,6 +97,7 @@ def game_act(request: HttpRequest, game_id: int) -> HttpResponse:
     return HttpResponseRedirect(reverse("game_detail", args=[game_id]), status=303)
 
 
+@private_page
 @require_GET
 def game_history(request: HttpRequest, game_id: int) -> HttpResponse:
     game = get_object_or_404(Game, pk=game_id)
