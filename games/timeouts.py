@@ -136,8 +136,8 @@ def deadlines_refresh(user_id: int) -> int:
     for game_id, index in waiting:
         with transaction.atomic():
             game = Game.objects.select_for_update().get(pk=game_id)
-            if game.status != GameStatus.RUNNING or game.to_move != index or game.frozen:
-                continue  # a frozen game's clock starts again when it is unfrozen
+            if game.status != GameStatus.RUNNING or game.to_move != index:
+                continue
             seat = Seat.objects.get(game=game, index=index)
             deadline = clock.seat_deadline(game, seat, game.turn_started_at or timezone.now())
             if deadline != game.deadline:

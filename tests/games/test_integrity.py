@@ -18,11 +18,12 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.test import Client
 from django.urls import reverse
-from django.utils import translation
+from django.utils import timezone, translation
 
 from accounts.models import User
-from games import links, tasks
+from games import links, tasks, timeouts
 from games.bot_play import bot_to_move, bots_play, games_waiting_for_bots
+from games.digest import waiting_games
 from games.integrity import game_freeze
 from games.maintenance import StillBroken, game_unfreeze, rebuild_snapshots, verify_event_chains
 from games.models import Event, Game, GameStatus, Snapshot
@@ -35,6 +36,8 @@ from games.services import (
     game_join,
 )
 from tests.games.tampering import forge_event, set_action
+from tournaments.leagues import league_join, matchmaker_pass, seasons_close_due
+from tournaments.models import League, Season
 
 pytestmark = pytest.mark.django_db
 
@@ -314,11 +317,23 @@ def test_the_deadline_sweep_passes_a_frozen_game_by(make_user: Any) -> None:
 
     with time_machine.travel(game.deadline + timedelta(minutes=1), tick=False):
         counts = tasks.sweep_deadlines()
-    assert counts == {"reminder_sent": 1, "timeout_played": 1}  # the other game only
+        assert counts == {"reminder_sent": 1, "timeout_played": 1}  # the other game only
+        # and a game frozen after the sweep listed it is passed by under its lock
+        assert timeouts.timeout_apply(game_id=game.pk) == "frozen"
+        assert timeouts.reminder_send(game_id=game.pk) == "none"
+        assert timeouts.play_out(game_id=game.pk) == 0
     game.refresh_from_db()
     other.refresh_from_db()
     assert game.seq == 4 and other.seq > 4
     assert game.seats.get(index=game.to_move).timeouts == 0
+
+
+def test_the_daily_digest_lists_no_frozen_game(make_user: Any) -> None:
+    game, anna, bela = duel(make_user)
+    player = (anna, bela)[game.to_move]
+    assert waiting_games(user=player) == [game]
+    game_freeze(game_id=game.pk, reason="test")
+    assert waiting_games(user=player) == []
 
 
 def test_a_timeout_on_a_log_that_does_not_replay_freezes_it_and_the_sweep_goes_on(
@@ -363,6 +378,24 @@ def test_the_bots_freeze_a_game_whose_log_does_not_replay(make_user: Any) -> Non
 
     assert bots_play(game_id=game.pk) == 0
     assert frozen(game)
+
+
+def test_a_seasons_end_leaves_a_frozen_game_as_it_is(make_user: Any) -> None:
+    league = League.objects.create(
+        name="League", kind="keltis-cards", min_players=2, max_players=2, season_days=30
+    )
+    for _ in range(4):
+        league_join(league_id=league.pk, user=make_user(), max_games=1)
+    assert matchmaker_pass(now=timezone.now()) == 2
+    season = Season.objects.get(league=league)
+    game, other = Game.objects.filter(season_link__season=season).order_by("pk")
+    game_freeze(game_id=game.pk, reason="test")
+
+    assert seasons_close_due(now=season.ends_at + timedelta(minutes=5)) == 1
+    game.refresh_from_db()
+    other.refresh_from_db()
+    assert game.status == GameStatus.RUNNING and game.frozen_at is not None
+    assert other.status == GameStatus.FINISHED  # decided on its current scores
 
 
 # -- unfreezing: only a sound log ---------------------------------------------------------------
