@@ -24,9 +24,11 @@ from accounts.models import User
 from games import links, tasks, timeouts
 from games.bot_play import bot_to_move, bots_play, games_waiting_for_bots
 from games.digest import waiting_games
+from games.emails import send_notification
+from games.engine.bots import RandomBot
 from games.integrity import game_freeze
 from games.maintenance import StillBroken, game_unfreeze, rebuild_snapshots, verify_event_chains
-from games.models import Event, Game, GameStatus, Snapshot
+from games.models import Event, Game, GameStatus, Notification, NotificationKind, Snapshot
 from games.services import (
     GameFrozen,
     action_submit,
@@ -270,6 +272,24 @@ def test_an_action_on_a_log_that_does_not_replay_freezes_the_game(
     assert frozen(game) and "seq 5" in game.frozen_reason
     assert Event.objects.filter(game=game).count() == 5  # nothing added to the forged log
     assert any(r.name == "games.integrity" and r.game_id == game.pk for r in caplog.records)
+
+
+def test_a_game_over_email_of_a_log_that_does_not_replay_is_not_sent(make_user: Any) -> None:
+    game, _, _ = duel(make_user, moves=0, kind="keltis-cards")
+    bot = RandomBot(7)
+    for _ in range(5000):  # a random game ends; legal()[0] may draw and discard for ever
+        game.refresh_from_db()
+        if game.status != GameStatus.RUNNING:
+            break
+        action = bot.choose(engine_state(game))
+        action_submit(game_id=game.pk, seat=game.to_move, action=action, expected_seq=game.seq)
+    assert game.status == GameStatus.FINISHED
+    forge_event(game, "play x99")
+    game_over = Notification.objects.filter(game=game, kind=NotificationKind.FINISHED).first()
+
+    assert game_over is not None
+    assert send_notification(game_over) is False  # no result to announce, and no error
+    assert mail.outbox == []
 
 
 # -- rebuilding never adopts a broken log --------------------------------------------------------
