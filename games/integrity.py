@@ -38,13 +38,19 @@ REASON_PROBLEMS = 20
 
 class LogNotReplayable(Exception):
     """A game's stored events do not replay: the engine refused the event ``seq`` (0: the
-    game's setup itself)."""
+    game's setup itself).
+
+    Its text names the error's type and the engine's message id, never the message: that may
+    name a card of a hand ("You do not hold r5"), and the text goes to logs, the admin and
+    email. ``error`` keeps the whole error for a debugger."""
 
     def __init__(self, game_id: int, seq: int, error: BaseException) -> None:
         self.game_id = game_id
         self.seq = seq
         self.error = error
-        super().__init__(f"game {game_id} seq {seq}: {type(error).__name__}: {error}")
+        code = getattr(error, "code", None)
+        what = type(error).__name__ + (f" ({code})" if isinstance(code, str) else "")
+        super().__init__(f"game {game_id} seq {seq}: the engine refused it: {what}")
 
     @property
     def reason(self) -> str:

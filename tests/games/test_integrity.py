@@ -247,6 +247,27 @@ def test_a_forged_illegal_event_gives_clean_pages_and_freezes_the_game(
     assert "4 / 4" in html(history)  # the replay stops before the forged event
 
 
+def test_the_freeze_reason_names_no_card_of_a_hand(
+    make_user: Any, caplog: Any, django_capture_on_commit_callbacks: Any
+) -> None:
+    """The engine's words for a refused event may name a card ("You do not hold g7"): the
+    reason, which goes to the log, the admin and email, keeps only its message id."""
+    game, _, _ = duel(make_user)
+    while not any(a.startswith("discard") for a in engine_state(game).legal()):
+        move(game)  # on to a seat that is to lay or discard a card
+        game.refresh_from_db()
+    hands = [p["hand"] for p in engine_state(game).view(None)["players"]]
+    hidden = next(c for c in hands[1 - game.to_move] if c not in hands[game.to_move])
+    forge_event(game, f"discard {hidden}")  # a card of the other player's hand only
+
+    with caplog.at_level(logging.ERROR), django_capture_on_commit_callbacks(execute=True):
+        rebuild_snapshots()
+    assert frozen(game) and "card_not_in_hand" in game.frozen_reason
+    assert hidden not in game.frozen_reason
+    for record in caplog.records:
+        assert hidden not in record.getMessage() + str(record.__dict__)
+
+
 def test_a_history_step_past_a_forged_event_shows_the_last_sound_position(
     client: Client, make_user: Any
 ) -> None:
