@@ -24,10 +24,17 @@ WORKDIR /app
 
 # Dependencies first, read from pyproject.toml alone: this layer is rebuilt only when they
 # change, not on every change of the code.
+# PyICU (display names' look-alike check) is built against Debian's ICU: its headers,
+# pkg-config and a C++ compiler are installed for the build and removed after it, the ICU
+# library (libicuNN) is kept.
 COPY pyproject.toml ./
 RUN python -c "import tomllib; print('\n'.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies']))" > /tmp/requirements.txt \
+    && apt-get update \
+    && apt-get install --yes --no-install-recommends g++ libicu-dev pkg-config \
     && pip install --requirement /tmp/requirements.txt \
-    && rm /tmp/requirements.txt
+    && apt-mark manual $(dpkg-query --show --showformat='${Package}\n' 'libicu[0-9]*') \
+    && apt-get purge --yes --auto-remove g++ libicu-dev pkg-config \
+    && rm -rf /var/lib/apt/lists/* /tmp/requirements.txt
 
 COPY manage.py gunicorn.conf.py ./
 COPY keltis_site keltis_site

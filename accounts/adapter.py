@@ -7,10 +7,15 @@ from typing import Any
 
 from allauth.account.adapter import DefaultAccountAdapter
 from allauth.account.utils import user_username
+from allauth.core import context as allauth_context
+from allauth.core.internal.ratelimit import get_ip
 from django.conf import settings
+from django.contrib.sites.shortcuts import get_current_site
 from django.forms import BaseForm
 from django.http import HttpRequest
 from django.utils import translation
+
+from games.after_response import call_after_response
 
 
 def user_display(user: Any) -> str:
@@ -33,9 +38,37 @@ class AccountAdapter(DefaultAccountAdapter):
             user.language = language
         return super().save_user(request, user, form, commit=commit)
 
+    def send_mail(self, template_prefix: str, email: str, context: dict[str, Any]) -> None:
+        """Render an account email now (in the request's language, with its links), send it once
+        the response is out. Sign-up with a registered address mails its owner, with a new one
+        mails a verification link: sending either in the request would make its answer as slow
+        as the mail server, and the two could differ (accounts.forms.SignupForm.try_save
+        evens out the rest). A failed send is logged (games.after_response); the player can
+        ask for the email again."""
+        request = allauth_context.request
+        message = self.render_mail(
+            template_prefix,
+            email,
+            {"request": request, "email": email, "current_site": get_current_site(request)}
+            | context,
+        )
+        call_after_response(message.send)
+
     def populate_username(self, request: HttpRequest, user: Any) -> None:
         """Fill the username from the display name, unique, instead of allauth's default (the
         email's local part): User.public_name falls back to the username and must never show
         any part of an email address."""
         if not user_username(user):
             user_username(user, self.generate_unique_username([user.display_name, "player"]))
+
+    def _get_login_attempts_cache_key(self, request: HttpRequest, **credentials: Any) -> str:
+        """The "key" of the failed-login limit (ACCOUNT_RATE_LIMITS["login_failed"]): the login
+        AND the client address, where allauth counts per login alone. Then a stranger's wrong
+        guesses lock only the stranger out of that account, never its owner on another
+        address, while one address still gets few guesses per account and the limit "per ip"
+        stops it from spraying many accounts. allauth's maintainer points to this method for
+        this (django-allauth issue 3584); allauth also clears this key after a password reset,
+        for the address that reset it. The address is allauth's own (get_ip: the proxies of
+        ALLAUTH_TRUSTED_PROXY_COUNT, IPv6 cut to its /64 network like the per-ip limits)."""
+        login = super()._get_login_attempts_cache_key(request, **credentials)
+        return f"{login}:{get_ip(request)}"

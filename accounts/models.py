@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import zoneinfo
+from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractUser
@@ -13,18 +14,26 @@ from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 from django.utils.translation import gettext_lazy as _
 
+from accounts.display_names import (
+    DISPLAY_NAME_MAX_LENGTH,
+    DISPLAY_NAME_MIN_LENGTH,
+    SIMILAR_NAME,
+    name_keys,
+    validate_characters,
+)
+
 
 def validate_time_zone(value: str) -> None:
     if value not in zoneinfo.available_timezones():
         raise ValidationError(_("%(value)s is not a known time zone."), params={"value": value})
 
 
-DISPLAY_NAME_MIN_LENGTH = 2
-DISPLAY_NAME_MAX_LENGTH = 40
-
-
 def validate_display_name(value: str) -> None:
-    """A display name is shown to other players: 2 to 40 characters and not an email address."""
+    """A display name is shown to other players: 2 to 40 characters, none invisible, no odd
+    spacing (accounts.display_names), and not an email address. That no other player has a
+    name too like it is checked apart (accounts.selectors.display_name_taken) and kept by
+    User's constraints."""
+    validate_characters(value)
     value = value.strip()
     if not DISPLAY_NAME_MIN_LENGTH <= len(value) <= DISPLAY_NAME_MAX_LENGTH:
         raise ValidationError(
@@ -83,6 +92,47 @@ class User(AbstractUser):
     #: and delete signals: the game clock, which reads users with their seats, makes no
     #: vacation query for a player whose vacations are all behind (games.clock)
     vacations_end = models.DateTimeField(null=True, blank=True, editable=False)
+    #: the display name's keys (accounts.display_names.name_keys), kept by save(); empty with
+    #: no display name. Each is unique: no two players have names that read alike. (The
+    #: database default is for loaders that write rows directly, such as bench/scale.py.)
+    display_name_skeleton = models.TextField(
+        default="", db_default="", blank=True, editable=False
+    )
+    display_name_folded_skeleton = models.TextField(
+        default="", db_default="", blank=True, editable=False
+    )
+
+    class Meta(AbstractUser.Meta):
+        constraints = [
+            models.UniqueConstraint(
+                fields=["display_name_skeleton"],
+                condition=~models.Q(display_name_skeleton=""),
+                name="user_display_name_skeleton_unique",
+                violation_error_message=SIMILAR_NAME,
+            ),
+            models.UniqueConstraint(
+                fields=["display_name_folded_skeleton"],
+                condition=~models.Q(display_name_folded_skeleton=""),
+                name="user_display_name_folded_skeleton_unique",
+                violation_error_message=SIMILAR_NAME,
+            ),
+        ]
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        """Save with the display name's keys computed from it. Here and not in the services:
+        the keys must follow the name however it is saved (sign-up, settings, the admin,
+        create_user, fixtures), or a name saved one way could slip past the constraints."""
+        self.display_name_skeleton, self.display_name_folded_skeleton = name_keys(
+            self.display_name
+        )
+        update_fields = kwargs.get("update_fields")
+        if update_fields is not None and "display_name" in update_fields:
+            kwargs["update_fields"] = {
+                *update_fields,
+                "display_name_skeleton",
+                "display_name_folded_skeleton",
+            }
+        super().save(*args, **kwargs)
 
 
 class Vacation(models.Model):

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import contextlib
+from typing import Any
 
+from allauth.account.views import SignupView as AllauthSignupView
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
@@ -15,6 +17,7 @@ from django.views import i18n
 from django.views.decorators.http import require_http_methods, require_POST
 
 from accounts import services
+from accounts.display_names import SIMILAR_NAME, NameTaken
 from accounts.forms import SettingsForm
 from accounts.models import User
 from accounts.services import update_profile
@@ -46,6 +49,19 @@ def account_settings(request: HttpRequest) -> HttpResponse:
             }
         )
     return render(request, "accounts/settings.html", {"form": form})
+
+
+class SignupView(AllauthSignupView):
+    """allauth's sign-up page. A name that another sign-up took since the form was checked
+    (accounts.forms.SignupForm.try_save) gets the form back with the same error as a name
+    found taken, not an error page."""
+
+    def form_valid(self, form: Any) -> HttpResponse:
+        try:
+            return super().form_valid(form)
+        except NameTaken:
+            form.add_error("display_name", ValidationError(SIMILAR_NAME, code="similar"))
+            return self.form_invalid(form)
 
 
 @require_POST

@@ -3,9 +3,11 @@
 ``games.notify`` queues the rows and calls ``send_notification`` outside any transaction; it
 returns False when there is nothing to send (the turn is over, the player asked for no such
 email), True once the email is handed to the mail backend, and raises when sending failed (the
-caller retries). Each email is rendered in the recipient's language and time zone from three
-templates, ``emails/<kind>.subject.txt``, ``.txt`` and ``.html`` (as healthchecks does); the
-words of actions and events come from ``games.presenters``, as on the game page.
+caller retries): ``RenderError`` when the email could not be written, anything else when the
+mail server or the database failed. Each email is rendered in the recipient's language and
+time zone from three templates, ``emails/<kind>.subject.txt``, ``.txt`` and ``.html`` (as
+healthchecks does); the words of actions and events come from ``games.presenters``, as on the
+game page.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from urllib.parse import urlsplit
 from django.conf import settings
 from django.core.mail import EmailMultiAlternatives
 from django.core.mail.backends.base import BaseEmailBackend
+from django.db import DatabaseError
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone, translation
@@ -67,6 +70,13 @@ def _own_seat(notification: Notification, user: User, reads: selectors.GameReads
     )
 
 
+class RenderError(Exception):
+    """The email could not be written (its game's stored state cannot be replayed, a template
+    broke), as opposed to a send the mail server or the network refused: no mail server was
+    involved, so the batch's SMTP session is still good, and the error is the email's own, so
+    the other emails of the batch go on regardless (``games.notify``)."""
+
+
 def send_notification(
     notification: Notification,
     connection: BaseEmailBackend | None = None,
@@ -77,26 +87,40 @@ def send_notification(
     ``connection`` is a mail backend shared by a batch of emails (``notify.mail_session``);
     without one the email opens a connection of its own. ``reads`` holds the game rows the
     batch's emails share (a game over goes to every player); without it they are read anew."""
-    user = notification.user
-    reads = reads or selectors.GameReads()
-    if not wants(notification, user, reads):
+    try:
+        message = _write(notification, reads or selectors.GameReads())
+    except DatabaseError:
+        raise  # the database failed, not this email: retried like a refused send
+    except Exception as exc:
+        raise RenderError(f"{type(exc).__name__}: {exc}") from exc
+    if message is None:
         return False
+    if connection is not None:
+        connection.open()  # a no-op while open: the batch's next emails reuse the session
+    message.connection = connection
+    message.send()
+    return True
+
+
+def _write(
+    notification: Notification, reads: selectors.GameReads
+) -> EmailMultiAlternatives | None:
+    """The notification's email in the recipient's language and time zone; None when there is
+    nothing to send."""
+    user = notification.user
+    if not wants(notification, user, reads):
+        return None
     build = _BUILDERS.get(notification.kind)
     if build is None:
-        return False
+        return None
     now = timezone.now()
     with translation.override(user.language or settings.LANGUAGE_CODE), timezone.override(
         _zone(user)
     ):
         context = build(notification, user, now, reads)
         if context is None:
-            return False
-        message = _message(notification, user, {**_common(user), **context})
-    if connection is not None:
-        connection.open()  # a no-op while open: the batch's next emails reuse the session
-    message.connection = connection
-    message.send()
-    return True
+            return None
+        return _message(notification, user, {**_common(user), **context})
 
 
 # -- the email itself -----------------------------------------------------------------------------
@@ -296,7 +320,7 @@ def _turn(
     game = _turn_is_on(notification, user, reads)
     if game is None:
         return None
-    page = selectors.game_page(game=game, user=user, reads=reads)
+    page = selectors.game_page(game=game, user=user, reads=reads, with_rated=False)
     seat = page.viewer_seat
     if seat is None or not page.legal or page.view is None:
         return None
@@ -355,7 +379,7 @@ def _timeout(
     timed_out = _seat(reads, game, notification.seat)
     if timed_out is None:
         return None
-    page = selectors.game_page(game=game, user=user, reads=reads)
+    page = selectors.game_page(game=game, user=user, reads=reads, with_rated=False)
     names = {s.index: s.name for s in page.seats}
     is_me = timed_out.user_id == user.pk
     run = set(_timeout_run(game, timed_out.index, notification.seq or 0))
@@ -390,7 +414,7 @@ def _finished(
     game = reads.game(notification.game)
     if game.status != GameStatus.FINISHED:
         return None
-    page = selectors.game_page(game=game, user=user, reads=reads)
+    page = selectors.game_page(game=game, user=user, reads=reads, with_rated=False)
     if page.view is None:  # its log does not replay: there is no result to announce
         return None
     mine = next((s for s in reads.seat_rows(game) if s.user_id == user.pk), None)

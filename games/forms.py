@@ -10,6 +10,7 @@ from django.utils.translation import gettext_lazy as _
 from .engine.registry import GAMES
 from .listings import option_help, option_label
 from .models import DAYS_PER_MOVE_CHOICES, BotKind, GameKind
+from .rated import RatedStatus, rated_status, rule_text
 
 #: how many seats besides the creator's a game can have
 OTHER_SEATS = 3
@@ -132,6 +133,36 @@ class GameCreateForm(forms.Form):
 
     def bank_fields(self) -> list[forms.BoundField]:
         return [self["bank_increment_hours"], self["bank_cap_hours"]]
+
+    # -- rated or not ---------------------------------------------------------------------------
+    def rated_rule(self) -> str:
+        return rule_text()
+
+    def rated_preview(self) -> RatedStatus:
+        """Whether the game the current choices make is rated, and why (valid or not yet)."""
+        players, bots = self._table()
+        return rated_status(people=players - bots, bots=bots)
+
+    def rated_by_table(self) -> dict[str, str]:
+        """The reason for every table the form can make, keyed "players-bots": the page's
+        script shows the one chosen while the player changes the seats."""
+        return {
+            f"{players}-{bots}": rated_status(people=players - bots, bots=bots).reason
+            for players in range(2, 2 + OTHER_SEATS)
+            for bots in range(players)
+        }
+
+    def _table(self) -> tuple[int, int]:
+        """(players, bots) as chosen so far: the submitted values where they make sense, else
+        the initial ones; a bot on a seat the table does not have is not counted."""
+        choices = {str(n) for n in range(2, 2 + OTHER_SEATS)}
+        raw = self.data.get("player_count") if self.is_bound else None
+        if raw not in choices:
+            raw = str(self.initial.get("player_count", self.fields["player_count"].initial))
+        players = int(raw)
+        seats = [f"seat_{n}" for n in range(1, players)]
+        bots = sum(1 for name in seats if self.data.get(name) in BotKind.values)
+        return players, bots
 
     # -- checks ---------------------------------------------------------------------------------
     def clean(self) -> dict[str, Any]:

@@ -8,12 +8,24 @@ in words. Writes live in ``games.services``; the game page has its own reads in
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.db.models import Case, Count, Exists, F, OuterRef, Prefetch, Q, QuerySet, When
+from django.db.models import (
+    Case,
+    Count,
+    Exists,
+    F,
+    OuterRef,
+    Prefetch,
+    Q,
+    QuerySet,
+    When,
+    Window,
+)
+from django.db.models.functions import RowNumber
 from django.utils import timezone
 from django.utils.functional import Promise
 from django.utils.translation import gettext, ngettext
@@ -45,7 +57,11 @@ OPTION_TEXTS: dict[str, dict[str, tuple[Promise, Promise]]] = {
     },
 }
 
-OPEN_GAMES_SHOWN = 100
+#: open games on one page of the lobby
+LOBBY_PAGE_SIZE = 20
+#: the lobby lists at most this many of one creator's games (their newest): one player's many
+#: games never push everyone else's off the page; the rest are a link away
+LOBBY_GAMES_PER_CREATOR = 2
 RUNNING_GAMES_SHOWN = 10
 FINISHED_GAMES_SHOWN = 20
 
@@ -181,6 +197,8 @@ class GameRow:
     time_left: str = ""
     #: days per move and the time bank, in words
     time_control: str = ""
+    #: the creator's open games the lobby leaves out (shown on the row of their last one)
+    more_by_creator: int = 0
 
     @property
     def frozen(self) -> bool:
@@ -276,14 +294,52 @@ def _whole_days(now: datetime, since: datetime | None) -> int | None:
 
 
 # -- the lobby ----------------------------------------------------------------------------------
-def open_games(*, viewer: Any) -> list[GameRow]:
-    """Games waiting for players, newest first."""
-    games = Game.objects.filter(status=GameStatus.OPEN).order_by("-created_at", "-pk")
-    return _rows(_with_seats(games)[:OPEN_GAMES_SHOWN], viewer=viewer)
+def _few_per_creator(games: QuerySet[Game]) -> QuerySet[Game]:
+    """``games`` newest first, keeping only each creator's LOBBY_GAMES_PER_CREATOR newest;
+    every game carries ``creator_rank`` (1: the creator's newest) and ``creator_total`` (the
+    creator's games before the cut). One query: window functions number and count each
+    creator's games inside the database (over every open game, which the per-player limit
+    keeps few)."""
+    partition = [F("created_by")]
+    latest_first = [F("created_at").desc(), F("pk").desc()]
+    return (
+        games.annotate(
+            creator_rank=Window(RowNumber(), partition_by=partition, order_by=latest_first),
+            creator_total=Window(Count("pk"), partition_by=partition),
+        )
+        .filter(creator_rank__lte=LOBBY_GAMES_PER_CREATOR)
+        .order_by(*latest_first)
+    )
+
+
+def lobby_open_games(*, creator: Any = None) -> QuerySet[Game]:
+    """Games waiting for players, newest first, to paginate: at most LOBBY_GAMES_PER_CREATOR
+    of each creator, or every one of ``creator``'s."""
+    games = Game.objects.filter(status=GameStatus.OPEN)
+    if creator is not None:
+        return _with_seats(games.filter(created_by=creator).order_by("-created_at", "-pk"))
+    return _with_seats(_few_per_creator(games))
+
+
+def open_game_rows(games: Any, *, viewer: Any) -> list[GameRow]:
+    """Rows of a page of ``lobby_open_games``; the last row of a creator whose other open games
+    were left out says how many (``more_by_creator``)."""
+    rows = _rows(games, viewer=viewer)
+    return [
+        replace(row, more_by_creator=row.game.creator_total - LOBBY_GAMES_PER_CREATOR)
+        if getattr(row.game, "creator_rank", 0) == LOBBY_GAMES_PER_CREATOR
+        and row.game.creator_total > LOBBY_GAMES_PER_CREATOR
+        else row
+        for row in rows
+    ]
 
 
 def recent_running_games(*, viewer: Any, limit: int = RUNNING_GAMES_SHOWN) -> list[GameRow]:
-    """The most recently started running games, to look at."""
+    """The most recently started running games, to look at.
+
+    Not cut per creator as the open games are: the window would run over every running game
+    (four times the time of this query at 30,000 of them), for a list nobody needs to find
+    a game in."""
     games = Game.objects.filter(status=GameStatus.RUNNING).order_by("-started_at", "-pk")
     return _rows(_with_seats(games)[:limit], viewer=viewer)
 

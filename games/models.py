@@ -85,7 +85,8 @@ class Game(models.Model):
     reminder_at = models.DateTimeField(null=True, blank=True, db_index=True)
     #: consecutive timeouts after which a seat is retired
     max_timeouts = models.PositiveSmallIntegerField(default=3)
-    #: counts for ratings (games between people; practice games with bots do not)
+    #: counts for ratings when two people or more play it (games.rated: the people at a table
+    #: with bots are rated against each other)
     rated = models.BooleanField(default=False)
     #: the hash of the last event ("" before the first): the head of the event chain
     #: (games.event_chain), so an action links its event without reading the one before
@@ -336,6 +337,11 @@ class Notification(models.Model):
     created_at = models.DateTimeField(default=timezone.now)
     sent_at = models.DateTimeField(null=True, blank=True)
     last_error = models.TextField(blank=True)
+    #: when the current run of failed attempts began: the email is given up (status failed)
+    #: NOTIFICATION_RETRY_HOURS after it; null while no attempt has failed
+    failing_since = models.DateTimeField(null=True, blank=True)
+    #: when it was given up: what ``games.notify.failed_count`` counts for /healthz
+    failed_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["created_at"]

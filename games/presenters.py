@@ -375,11 +375,18 @@ def event_text(kind: str, action: str, who: str | None = None, drawn: str | None
 
 
 def result_message(
-    kind: str, action: str, view: dict[str, Any], seat: int, names: list[str]
+    kind: str,
+    action: str,
+    view: dict[str, Any],
+    seat: int,
+    names: list[str],
+    before: dict[str, Any] | None = None,
 ) -> str:
-    """The confirmation after an action: what it did, where the figure stands, what comes next.
+    """The confirmation after an action: what it did, where the figure stands, what it won,
+    what comes next.
 
-    ``view`` is the acting seat's view right after the action.
+    ``view`` is the acting seat's view right after the action, ``before`` the one right before
+    it (what the figure won is the difference: a wishing stone leaves the board when taken).
     """
     parts = [event_text(kind, action) + "."]
     me = view["players"][seat]
@@ -391,6 +398,8 @@ def result_message(
                 _("Your %(colour)s figure is now on %(stone)s.")
                 % {"colour": _colour(moved), "stone": stone_words(None, moved, figure["stone"])}
             )
+        if before is not None:
+            parts += tiles_won(before["players"][seat], me)
     to_move, phase = view.get("to_move"), view.get("phase")
     if to_move is None:
         parts.append(_("The game is over."))
@@ -409,6 +418,33 @@ def result_message(
         name = names[to_move] if 0 <= to_move < len(names) else str(to_move)
         parts.append(_("It is now %(name)s's turn.") % {"name": name})
     return " ".join(parts)
+
+
+def tiles_won(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
+    """What one board-game action won, from the player's part of the view before and after
+    it: a wishing stone taken, the points of a point tile (one move reaches one tile)."""
+    won = []
+    stones = after.get("wishing_stones", 0)
+    if stones > before.get("wishing_stones", 0):
+        won.append(
+            ngettext(
+                "You took the wishing stone there: you now hold %(n)s wishing stone.",
+                "You took the wishing stone there: you now hold %(n)s wishing stones.",
+                stones,
+            )
+            % {"n": stones}
+        )
+    points = after.get("tile_points", 0) - before.get("tile_points", 0)
+    if points > 0:
+        won.append(
+            ngettext(
+                "The point tile %(value)s there scored you %(value)s point.",
+                "The point tile %(value)s there scored you %(value)s points.",
+                points,
+            )
+            % {"value": points}
+        )
+    return won
 
 
 def _moved_colour(action: str) -> str | None:
@@ -859,6 +895,8 @@ class TableView:
     goal_count: int | None
     wishing_stones: list[StoneSlot]
     closed_rows: int | None
+    #: the card game's closed rows in words ("" for the board game)
+    closed_rows_text: str = ""
 
 
 def profile_url(username: str | None) -> str | None:
@@ -970,7 +1008,8 @@ def table_view(
                     stone_cards=chips(player.get("wishing_stones")),
                 )
             )
-    fresh = view.get("discarded_this_turn")
+    # a finished game has no turn left: what was discarded in the last one may not be marked
+    fresh = view.get("discarded_this_turn") if view.get("phase") != "finished" else None
     fresh_keys = set(fresh) if isinstance(fresh, list) else ({fresh[0]} if fresh else set())
     piles = []
     for key, cards in view.get("piles", {}).items():
@@ -995,7 +1034,22 @@ def table_view(
         goal_count=view.get("goal_count") if kind == BOARD else None,
         wishing_stones=stones,
         closed_rows=view.get("closed_rows") if kind == CARD_GAME else None,
+        closed_rows_text=closed_rows_text(view) if kind == CARD_GAME else "",
     )
+
+
+def closed_rows_text(view: dict[str, Any]) -> str:
+    """The card game's closed rows: out of the five that end it while it runs; once its end
+    has begun just the count, as the last lays may close more rows than the five (rules.md
+    §2: any existing row, by the normal rules)."""
+    n = view.get("closed_rows") or 0
+    if view.get("end_reason") is None:
+        return ngettext(
+            "%(n)s row closed of the 5 that end the game",
+            "%(n)s rows closed of the 5 that end the game",
+            n,
+        ) % {"n": n}
+    return ngettext("%(n)s row closed in all", "%(n)s rows closed in all", n) % {"n": n}
 
 
 # -- status lines -------------------------------------------------------------------------------

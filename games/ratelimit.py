@@ -3,7 +3,8 @@
 ``hit(key)`` counts one request under ``key`` in the present window of ``ACTION_RATE_LIMIT``
 ("60/m": 60 in each minute) and says whether it is still within the limit. The counter lives
 in the shared cache (``CACHES``), so all web processes count together when production points
-CACHE_URL at Redis; with the per-process default each process counts on its own.
+CACHE_URL at Redis. While that Redis is away each process counts on its own (keltis_site.cache
+keeps the "ratelimit:" keys in the process's memory then): the limit still holds, per process.
 """
 
 from __future__ import annotations

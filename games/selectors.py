@@ -12,12 +12,15 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from django.db.models import Exists, OuterRef, QuerySet
+
 from games.engine import Game as EngineGame
 from games.engine.base import SPECTATOR
 from games.engine.records import Record
 
 from .integrity import LogNotReplayable
 from .models import Event, EventSource, Game, GameStatus, Seat
+from .rated import RatedStatus, rated_status
 from .services import apply_stored, engine_start, engine_state
 
 #: how many of the latest events the game page lists
@@ -70,6 +73,8 @@ class GamePage:
     scores: list[int]
     winners: list[int]
     recent_events: list[EventInfo]
+    #: whether the game counts for the ratings, and why
+    rated: RatedStatus | None = None
     #: the game takes no action: its log failed an integrity check (games.integrity)
     frozen: bool = False
     #: the log failed to replay for this page (the caller freezes the game); no position then
@@ -114,6 +119,7 @@ class GameReads:
         self._seats: dict[int, list[Seat]] = {}
         self._engines: dict[tuple[int, int], EngineGame] = {}
         self._recent: dict[tuple[int, int], list[Event]] = {}
+        self._movers: dict[int, int] = {}
 
     def game(self, game: Game) -> Game:
         """The game's row, read again the first time it is asked for, then that same row."""
@@ -131,6 +137,12 @@ class GameReads:
             rows = Seat.objects.filter(game=game).select_related("user").order_by("index")
             self._seats[game.pk] = list(rows)
         return self._seats[game.pk]
+
+    def movers(self, game: Game) -> int:
+        """How many people made a move of their own (whether a finished game is rated)."""
+        if game.pk not in self._movers:
+            self._movers[game.pk] = people_who_moved(game).count()
+        return self._movers[game.pk]
 
     def engine(self, game: Game) -> EngineGame:
         key = (game.pk, game.seq)
@@ -189,13 +201,18 @@ def _started(game: Game) -> bool:
 
 
 # -- the game page ------------------------------------------------------------------------------
-def game_page(*, game: Game, user: Any, reads: GameReads | None = None) -> GamePage:
-    """The page of ``game`` as ``user`` sees it (``reads``: rows shared with other readers)."""
+def game_page(
+    *, game: Game, user: Any, reads: GameReads | None = None, with_rated: bool = True
+) -> GamePage:
+    """The page of ``game`` as ``user`` sees it (``reads``: rows shared with other readers).
+    ``with_rated`` False leaves out whether it is rated (a query once it is over), for the
+    emails, which do not say it."""
     reads = reads or GameReads()
     viewer_id = user.pk if user is not None and user.is_authenticated else None
     seats = _seats(game, viewer_id, reads)
     viewer_seat = next((s.index for s in seats if s.is_viewer), None)
     started = _started(game)
+    rated = game_rated_status(game=game, seats=seats, reads=reads) if with_rated else None
     names = {s.index: s.name for s in seats}
     try:
         engine = reads.engine(game) if started else None
@@ -208,7 +225,7 @@ def game_page(*, game: Game, user: Any, reads: GameReads | None = None) -> GameP
         return GamePage(
             game=game, seats=seats, viewer_seat=viewer_seat, started=started, finished=False,
             view=None, legal=[], to_move=None, phase=None, scores=[], winners=[],
-            recent_events=[_event_info(event, names) for event in recent],
+            recent_events=[_event_info(event, names) for event in recent], rated=rated,
             frozen=game.frozen or unreplayable is not None, unreplayable=unreplayable,
         )
     view = engine.view(viewer_seat if viewer_seat is not None else SPECTATOR)
@@ -228,6 +245,7 @@ def game_page(*, game: Game, user: Any, reads: GameReads | None = None) -> GameP
         scores=engine.scores(),
         winners=engine.winners(),
         recent_events=recent,
+        rated=rated,
         frozen=game.frozen,
     )
 
@@ -241,6 +259,31 @@ def _event_info(event: Event, names: dict[int, str], drawn: str | None = None) -
         created_at=event.created_at,
         drawn=drawn,
         source=event.source,
+    )
+
+
+# -- whether it is rated ------------------------------------------------------------------------
+def people_who_moved(game: OuterRef | Game) -> QuerySet[Seat]:
+    """The people seats of ``game`` with at least one action the player chose themselves
+    (source "player": not a bot, the timeout policy or a retired seat acting for them)."""
+    moved = Event.objects.filter(
+        game=OuterRef("game"), seat=OuterRef("index"), source=EventSource.PLAYER
+    )
+    return Seat.objects.filter(game=game, user__isnull=False).filter(Exists(moved))
+
+
+def game_rated_status(
+    *, game: Game, seats: list[SeatInfo], reads: GameReads | None = None
+) -> RatedStatus:
+    """``rated_status`` of a game: its seats not taken yet wait for people; who moved counts
+    once it is over (one query then, shared by the readers of ``reads``)."""
+    bots = sum(1 for seat in seats if seat.is_bot)
+    finished = game.status == GameStatus.FINISHED
+    return rated_status(
+        people=game.player_count - bots,
+        bots=bots,
+        marked_rated=game.rated,
+        movers=(reads or GameReads()).movers(game) if finished else None,
     )
 
 

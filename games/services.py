@@ -26,10 +26,11 @@ from django.utils.translation import gettext_lazy as _
 from games.engine import Game as EngineGame
 from games.engine import IllegalAction, RecordError, game_class
 
-from . import clock, notify
+from . import clock, creation_limits, notify
 from .after_response import call_after_response
 from .integrity import LogNotReplayable, game_freeze
 from .models import BotKind, Event, EventSource, Game, GameStatus, Seat, Snapshot
+from .rated import rated_status
 
 log = logging.getLogger(__name__)
 
@@ -93,6 +94,12 @@ class CannotJoin(GameServiceError):
     code = "cannot_join"
 
 
+class CreationLimitReached(GameServiceError):
+    """The player has as many open games as ``MAX_OPEN_GAMES_PER_PLAYER`` allows."""
+
+    code = "creation_limit"
+
+
 class ActionRejected(GameServiceError):
     """The engine refused the action: its message id and parameters travel with it (the
     English ``str()`` is for logs; games.error_messages words it for the player)."""
@@ -111,6 +118,8 @@ class Submitted:
     engine: EngineGame
     #: the game's seats in order, with their users (read under the lock; for the names)
     seats: list[Seat]
+    #: the acting seat's view right before the action: what the action won is the difference
+    before: dict[str, Any] | None = None
 
 
 # -- reading the engine state -------------------------------------------------------------------
@@ -188,8 +197,16 @@ def game_create(
     bank_increment_hours: int = 0,
     bank_cap_hours: int = 0,
     rated: bool | None = None,
+    internal: bool = False,
 ) -> Game:
-    """A new game with the creator in seat 0 and ``bots`` in the next seats; starts when full."""
+    """A new game with the creator in seat 0 and ``bots`` in the next seats; starts when full.
+
+    It is rated when ``games.rated`` says so (two people or more, bots or not) unless
+    ``rated`` is False. A player may have only so many open games waiting for players
+    (games.creation_limits); ``internal`` is for the games the site makes itself (league
+    matchmaker, tournament rounds), which are filled and started at once and are not the
+    creator's doing.
+    """
     cls = game_class(kind)
     try:
         opts = cls.check_options(options or {})
@@ -206,6 +223,10 @@ def game_create(
         raise GameServiceError(_("The time bank's cap must be at least its increment."))
     setup = cls.deal(player_count, secrets.randbits(62))
     with transaction.atomic():
+        if not internal and len(bots) + 1 < player_count:
+            refusal = creation_limits.open_game_refusal(creator)
+            if refusal is not None:
+                raise CreationLimitReached(refusal)
         game = Game.objects.create(
             kind=kind,
             options=opts,
@@ -214,7 +235,9 @@ def game_create(
             max_timeouts=settings.MAX_TIMEOUTS,
             bank_increment_hours=bank_increment_hours,
             bank_cap_hours=bank_cap_hours,
-            rated=not bots if rated is None else rated and not bots,
+            rated=rated_status(
+                people=player_count - len(bots), bots=len(bots), marked_rated=rated is not False
+            ).rated,
             setup=setup,
             created_by=creator,
         )
@@ -400,6 +423,7 @@ def action_submit(
         if game.to_move != seat or acting is None:
             raise NotYourTurn()
         engine = engine_state(game)
+        before = engine.view(seat)
         try:
             engine.apply(action, player=seat)
         except IllegalAction as exc:
@@ -439,7 +463,9 @@ def action_submit(
             following = seats.get(game.to_move) if game.to_move is not None else None
             automatic = following is not None and following.acts_automatically
             _after_commit(game.pk, game.seq, automatic_next=automatic)
-    return Submitted(game=game, event=event, engine=engine, seats=list(seats.values()))
+    return Submitted(
+        game=game, event=event, engine=engine, seats=list(seats.values()), before=before
+    )
 
 
 def _holds(seat: Seat, user: Any) -> bool:

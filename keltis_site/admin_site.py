@@ -5,7 +5,8 @@ admin has a login form of its own that nothing limited, a target for password gu
 against staff accounts. Past ADMIN_LOGIN_RATE_LIMIT POSTs from one client IP in a window the
 form answers 429 with the site's 429 page, without checking the password. The client IP is
 read as allauth reads it (TRUSTED_PROXY_COUNT), and the counter is the one ACTION_RATE_LIMIT
-uses (games.ratelimit), in the shared cache.
+uses (games.ratelimit), in the shared cache. While the cache's Redis is away the counter counts
+in each process (keltis_site.cache): the limit holds per process, and staff can still log in.
 """
 
 from __future__ import annotations

@@ -27,6 +27,11 @@ if _env_file.is_file():
 
 DEBUG: bool = env.bool("DEBUG", default=True)
 
+# What the embedded default keeps on this host's disk: the file queue of the Celery broker,
+# the file cache, the emails written as files and beat's schedule. Each host or process group
+# may have its own (production keeps none of these on disk: Redis, SMTP).
+VAR_DIR = Path(env.str("VAR_DIR", default=str(BASE_DIR / "var")))
+
 # An insecure key is only acceptable for local development; without DEBUG it must be set.
 # Empty counts as unset (docker-compose.yml passes SECRET_KEY=${SECRET_KEY:-}).
 SECRET_KEY: str = env.str("SECRET_KEY", default="")
@@ -118,6 +123,18 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
         "server_side_binding", env.bool("DATABASE_SERVER_SIDE_BINDING", default=True)
     )
 
+elif DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # The embedded default serves web requests, a worker and beat at once. SQLite's own
+    # defaults made about one move in a hundred fail with "database is locked" while the worker
+    # sent emails: a transaction that began reading could not take the write lock later, and
+    # readers and the writer blocked each other. So: WAL (readers never wait for the writer),
+    # transactions that take the write lock at BEGIN (IMMEDIATE: a writer waits its turn
+    # instead of failing), and a busy timeout long enough for any transaction of ours.
+    _sqlite = DATABASES["default"].setdefault("OPTIONS", {})
+    _sqlite.setdefault("transaction_mode", "IMMEDIATE")
+    _sqlite.setdefault("timeout", env.int("SQLITE_BUSY_TIMEOUT", default=20))
+    _sqlite.setdefault("init_command", "PRAGMA journal_mode=WAL")
+
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -206,10 +223,17 @@ ACTION_RATE_LIMIT: str = env.str("ACTION_RATE_LIMIT", default="60/m")
 # beyond it the answer is 429 and the password is not checked (keltis_site/admin_site.py).
 ADMIN_LOGIN_RATE_LIMIT: str = env.str("ADMIN_LOGIN_RATE_LIMIT", default="10/m")
 
-# GET /healthz fails when the last deadline sweep (beat, every minute) or the last worker
-# heartbeat (a task beat queues every 30 s) is older than this many seconds.
+# GET /healthz (keltis_site/health.py) answers 503 only when the database is unreachable;
+# otherwise 200, and it reports "degraded" when the last deadline sweep (beat, every minute) or
+# worker heartbeat (a task beat queues every 30 s) is older than these many seconds, or when
+# emails were given up for good in the last HEALTH_FAILED_EMAIL_DAYS days (or the cache or the
+# broker is unreachable).
 HEALTH_MAX_SWEEP_AGE: int = env.int("HEALTH_MAX_SWEEP_AGE", default=180)
 HEALTH_MAX_WORKER_AGE: int = env.int("HEALTH_MAX_WORKER_AGE", default=180)
+HEALTH_FAILED_EMAIL_DAYS: int = env.int("HEALTH_FAILED_EMAIL_DAYS", default=3)
+# The public sees only up or down; staff and requests bearing this token (the header
+# "Authorization: Bearer <token>" or ?token=<token>) see every check. Empty: staff only.
+HEALTH_TOKEN: str = env.str("HEALTH_TOKEN", default="")
 
 # Logging: every process (web under gunicorn, Celery worker and beat) writes one line per event
 # to stdout, where the container runtime collects it. LOG_FORMAT "json" (the default without
@@ -251,7 +275,7 @@ LOGGING = {
 # kombu's file-system transport under var/celery/: a real worker and beat (scripts/serve starts
 # them) with no server to install; queued tasks survive restarts as files.
 CELERY_BROKER_URL: str = env.str("CELERY_BROKER_URL", default="filesystem://")
-CELERY_FILESYSTEM_QUEUE = BASE_DIR / "var" / "celery" / "queue"
+CELERY_FILESYSTEM_QUEUE = VAR_DIR / "celery" / "queue"
 if CELERY_BROKER_URL.startswith("filesystem://"):
     CELERY_FILESYSTEM_QUEUE.mkdir(parents=True, exist_ok=True)  # the transport needs it
     CELERY_BROKER_TRANSPORT_OPTIONS = {
@@ -270,7 +294,7 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_TIMEZONE = TIME_ZONE
-CELERY_BEAT_SCHEDULE_FILENAME = str(BASE_DIR / "var" / "celerybeat-schedule")
+CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 # Periodic work: the sweeps read indexed columns, so their cost follows what is due.
 CELERY_BEAT_SCHEDULE = {
     "sweep-deadlines": {"task": "games.tasks.sweep_deadlines", "schedule": 60.0},
@@ -296,8 +320,18 @@ ELO_TOP_THRESHOLD: int = 2400
 # in a calendar year (their clocks stop meanwhile).
 MAX_TIMEOUTS: int = env.int("MAX_TIMEOUTS", default=3)
 VACATION_DAYS_PER_YEAR: int = env.int("VACATION_DAYS_PER_YEAR", default=30)
+# What one player may have created and waiting at once, so that one account cannot flood the
+# lobby or the tournament list (games.creation_limits; staff and the site's own games, made by
+# the league matchmaker and tournament rounds, are not limited): open games waiting for
+# players, tournaments open for sign-up, and tournaments created in any 24 hours.
+MAX_OPEN_GAMES_PER_PLAYER: int = env.int("MAX_OPEN_GAMES_PER_PLAYER", default=5)
+MAX_SIGNUP_TOURNAMENTS_PER_PLAYER: int = env.int("MAX_SIGNUP_TOURNAMENTS_PER_PLAYER", default=3)
+MAX_TOURNAMENTS_PER_PLAYER_PER_DAY: int = env.int("MAX_TOURNAMENTS_PER_PLAYER_PER_DAY", default=5)
 # An email claimed by a worker that then died is sent again after this many seconds.
 NOTIFICATION_SENDING_TIMEOUT: int = env.int("NOTIFICATION_SENDING_TIMEOUT", default=600)
+# An email that keeps failing (mail server down, refused, or it cannot be written) is retried
+# this long from its first failed attempt, then marked failed for staff (admin, /healthz).
+NOTIFICATION_RETRY_HOURS: int = env.int("NOTIFICATION_RETRY_HOURS", default=48)
 
 # The public address of the site, for links in emails. Links in account emails follow its
 # scheme: with https here they are https even when a proxy speaks plain http to Django.
@@ -308,16 +342,22 @@ SITE_URL: str = env.str("SITE_URL", default="http://127.0.0.1:8000").rstrip("/")
 # CACHE_URL at Redis (e.g. rediscache://127.0.0.1:6379/1); the embedded default is files under
 # var/cache/, which the processes scripts/serve starts on one machine share as well.
 CACHES = {
-    "default": env.cache_url("CACHE_URL", default=f"filecache://{BASE_DIR / 'var' / 'cache'}")
+    "default": env.cache_url("CACHE_URL", default=f"filecache://{VAR_DIR / 'cache'}")
 }
+# Redis is served by Django's RedisCache made to keep the site up while Redis is away
+# (keltis_site/cache.py): misses instead of errors, rate limits counted per process, 1 s
+# timeouts (CACHE_URL's ?socket_timeout=&socket_connect_timeout= change them).
+if CACHES["default"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache":
+    CACHES["default"]["BACKEND"] = "keltis_site.cache.RedisCache"
 # Sessions are read from that cache and written through to the database, so a cache that
-# restarts logs nobody out: each request of a logged-in player reads its session, and with
-# Redis that is a cache hit instead of a query.
+# restarts logs nobody out, and while Redis is away they are read from the database: each
+# request of a logged-in player reads its session, and with Redis that is a cache hit instead
+# of a query.
 SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
 
 # Emails go to files in var/mail/ by default, one file per email, to be read locally;
 # production sets e.g. EMAIL_URL=smtp+tls://user:password@mail.example:587.
-_email = env.email_url("EMAIL_URL", default=f"filemail:///{BASE_DIR / 'var' / 'mail'}")
+_email = env.email_url("EMAIL_URL", default=f"filemail:///{VAR_DIR / 'mail'}")
 EMAIL_BACKEND: str = _email["EMAIL_BACKEND"]
 EMAIL_FILE_PATH: str = _email["EMAIL_FILE_PATH"]
 EMAIL_HOST: str = _email["EMAIL_HOST"] or "localhost"
@@ -326,6 +366,9 @@ EMAIL_HOST_USER: str = _email["EMAIL_HOST_USER"] or ""
 EMAIL_HOST_PASSWORD: str = _email["EMAIL_HOST_PASSWORD"] or ""
 EMAIL_USE_TLS: bool = _email.get("EMAIL_USE_TLS", False)
 EMAIL_USE_SSL: bool = _email.get("EMAIL_USE_SSL", False)
+# Seconds an SMTP connection may wait on the server: without a limit a hung server holds a
+# worker (and the emails it claimed) or a sign-up request forever.
+EMAIL_TIMEOUT: int = env.int("EMAIL_TIMEOUT", default=20)
 DEFAULT_FROM_EMAIL: str = env.str(
     "DEFAULT_FROM_EMAIL", default="Keltis by mail <noreply@localhost>"
 )
@@ -357,6 +400,11 @@ ACCOUNT_USER_MODEL_USERNAME_FIELD = "username"
 ACCOUNT_LOGIN_METHODS = {"email"}
 ACCOUNT_SIGNUP_FIELDS = ["email*", "password1*", "password2*"]
 ACCOUNT_UNIQUE_EMAIL = True
+# Sign-up and password reset never tell whether an address has an account: the same page and
+# redirect, and an email to the address either way (allauth's default, relied on here). Both
+# sign-up paths also do the same work: accounts.forms.SignupForm.try_save hashes the password
+# on both, accounts.adapter sends account emails after the response.
+ACCOUNT_PREVENT_ENUMERATION = True
 # No login until the address is verified: the site's whole point is emailing players.
 ACCOUNT_EMAIL_VERIFICATION = "mandatory"
 # The emailed link opens a page whose button (a POST) confirms: mail scanners that prefetch
@@ -368,8 +416,10 @@ ACCOUNT_CHANGE_EMAIL = True
 ACCOUNT_LOGOUT_ON_GET = False
 ACCOUNT_EMAIL_SUBJECT_PREFIX = "[Keltis by mail] "
 ACCOUNT_DEFAULT_HTTP_PROTOCOL = urlsplit(SITE_URL).scheme or "http"
-# Counted in CACHES per client IP ("ip") or per email address ("key"). Failed logins: 10 a
-# minute from one IP, 5 in 5 minutes for one account; then the login form says to try later.
+# Counted in CACHES per client IP ("ip") or per "key": for failed logins the key is the email
+# address AND the client IP (accounts.adapter), so a stranger's guesses never lock the owner out.
+# Failed logins: 10 a minute from one IP (over all accounts), 5 in 5 minutes from one IP for one
+# account; then the login form says to try later.
 # allauth's defaults apply to the other actions. Django's admin login is not limited by these:
 # ADMIN_LOGIN_RATE_LIMIT is (keltis_site/admin_site.py).
 ACCOUNT_RATE_LIMITS = {

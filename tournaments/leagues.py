@@ -2,7 +2,7 @@
 
 Services (writes): ``league_create``, ``league_join``, ``league_leave``, ``league_set_max_games``;
 ``matchmaker_pass`` and ``seasons_close_due`` run from Celery beat (tournaments/tasks.py).
-Selectors (reads): ``standings``, ``league_rows``, ``current_season``.
+Selectors (reads): ``standings``, ``active_leagues`` and ``league_rows``, ``current_season``.
 
 The matchmaker and the season close of a league serialise on the League row
 (``select_for_update``), then re-read what they need: two passes at once seat nobody twice and
@@ -16,13 +16,14 @@ from __future__ import annotations
 import logging
 import random
 from collections import Counter, defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
-from django.db.models import Count, Max, Q
+from django.db.models import Count, Max, Q, QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -407,6 +408,7 @@ def _table_start(league: League, season: Season, users: list[Any]) -> Game:
         bank_increment_hours=league.bank_increment_hours,
         bank_cap_hours=league.bank_cap_hours,
         rated=True,
+        internal=True,
     )
     for user in seating[1:]:
         game_join(game_id=game.pk, user=user)
@@ -502,13 +504,18 @@ class LeagueRow:
     membership: LeagueMember | None
 
 
-def league_rows(*, viewer: Any) -> list[LeagueRow]:
-    """Active leagues with their member count, running season and the viewer's membership."""
-    leagues = list(
-        League.objects.filter(active=True).annotate(
-            member_count=Count("members", filter=Q(members__active=True))
-        )
+def active_leagues() -> QuerySet[League]:
+    """The active leagues by name, with their member count (to paginate, then ``league_rows``)."""
+    return (
+        League.objects.filter(active=True)
+        .annotate(member_count=Count("members", filter=Q(members__active=True)))
+        .order_by("name", "pk")
     )
+
+
+def league_rows(leagues: Iterable[League], *, viewer: Any) -> list[LeagueRow]:
+    """Leagues of ``active_leagues`` with their running season and the viewer's membership."""
+    leagues = list(leagues)
     seasons = {
         s.league_id: s
         for s in Season.objects.filter(league__in=leagues, status=Season.Status.RUNNING).order_by(

@@ -16,7 +16,9 @@ from django.db.models import Count, Exists, OuterRef, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from games.models import Event, EventSource, Game, GameStatus, Seat
+from games.models import Game, GameStatus
+from games.rated import MIN_PEOPLE, rated_status
+from games.selectors import people_who_moved
 
 from .elo import k_factor, multiplayer_elo
 from .models import START_RATING, Rating, RatingChange
@@ -24,10 +26,6 @@ from .models import START_RATING, Rating, RatingChange
 __all__ = ["k_for", "rate_game", "unrated_finished_games"]
 
 log = logging.getLogger(__name__)
-
-#: a rated game needs at least this many people who made a move of their own
-MIN_MOVERS = 2
-
 
 def k_for(rating: Rating) -> float:
     """K for this player's next rated game, from the ELO_* settings."""
@@ -43,15 +41,6 @@ def k_for(rating: Rating) -> float:
     )
 
 
-def _people_who_moved(game: OuterRef | Game) -> QuerySet[Seat]:
-    """The people seats of ``game`` with at least one action the player chose themselves
-    (source "player": not a bot, the timeout policy or a retired seat acting for them)."""
-    moved = Event.objects.filter(
-        game=OuterRef("game"), seat=OuterRef("index"), source=EventSource.PLAYER
-    )
-    return Seat.objects.filter(game=game, user__isnull=False).filter(Exists(moved))
-
-
 def _unrated() -> QuerySet[Game]:
     return Game.objects.filter(status=GameStatus.FINISHED, rated=True).exclude(
         Exists(RatingChange.objects.filter(game=OuterRef("pk")))
@@ -65,7 +54,7 @@ def unrated_finished_games(limit: int = 500) -> list[int]:
     do not fill every batch of the periodic catch-up for ever.
     """
     movers = (
-        _people_who_moved(OuterRef("pk"))
+        people_who_moved(OuterRef("pk"))
         .order_by()
         .values("game")
         .annotate(n=Count("pk"))
@@ -74,7 +63,7 @@ def unrated_finished_games(limit: int = 500) -> list[int]:
     games = (
         _unrated()
         .annotate(movers=Coalesce(Subquery(movers), 0))
-        .filter(movers__gte=MIN_MOVERS)
+        .filter(movers__gte=MIN_PEOPLE)
         .order_by("finished_at", "pk")
     )
     return list(games.values_list("pk", flat=True)[:limit])
@@ -83,10 +72,12 @@ def unrated_finished_games(limit: int = 500) -> list[int]:
 def rate_game(*, game_id: int) -> bool:
     """Rate one finished game; True if it was rated now, False if skipped.
 
-    Skipped: a game that is missing, not finished, not rated (practice games with bots),
-    already rated, or where fewer than two people ever made a move of their own. Only people
-    seats are rated, each on the place stored when the game finished (retired seats already
-    rank last there). Ratings, their history rows and the counters change in one transaction.
+    Skipped: a game that is missing, not finished, already rated, or unrated by
+    ``games.rated.rated_status`` (fewer than two people at the table or who made a move of
+    their own, or made unrated). Only people seats are rated: at a table with bots the people
+    are rated against each other, by the order of the places stored when the game finished
+    (retired seats already rank last there); pairwise Elo needs no more than that order.
+    Ratings, their history rows and the counters change in one transaction.
     """
     with transaction.atomic():
         game = Game.objects.select_for_update().filter(pk=game_id).first()
@@ -95,7 +86,13 @@ def rate_game(*, game_id: int) -> bool:
         if RatingChange.objects.filter(game=game).exists():
             return False
         seats = list(game.seats.filter(user__isnull=False).order_by("index"))
-        if _people_who_moved(game).count() < MIN_MOVERS:
+        status = rated_status(
+            people=len(seats),
+            bots=game.player_count - len(seats),
+            marked_rated=game.rated,
+            movers=people_who_moved(game).count(),
+        )
+        if not status.rated:
             return False
         if any(seat.place is None for seat in seats):
             log.warning("game %s finished without places: not rated", game_id)

@@ -76,6 +76,7 @@ from games.engine import RecordError, game_class
 from games.models import DAYS_PER_MOVE_CHOICES, Game, GameKind, GameStatus, Seat
 from games.services import game_create, game_join
 
+from .creation_limits import tournament_refusal
 from .models import START_RATING, Rating, Round, Tournament, TournamentGame, TournamentPlayer
 from .pairing import SwissPlayer, round_robin, single_elimination_seeding, swiss_tables
 
@@ -128,7 +129,8 @@ def tournament_create(
     options: dict[str, bool] | None = None,
     now: datetime | None = None,
 ) -> Tournament:
-    """A new tournament open for sign-up until ``signup_until``; raises TournamentError."""
+    """A new tournament open for sign-up until ``signup_until``; raises TournamentError, also
+    when the creator has as many tournaments as a player may (tournaments.creation_limits)."""
     now = now or timezone.now()
     name = (name or "").strip()
     if not name or len(name) > 80:
@@ -160,21 +162,25 @@ def tournament_create(
         opts = game_class(kind).check_options(options or {})
     except RecordError as exc:
         raise TournamentError(str(exc)) from None
-    return Tournament.objects.create(
-        name=name,
-        kind=kind,
-        format=format,
-        table_size=table_size,
-        rounds=rounds if format == Format.SWISS else 0,  # the others derive theirs at start
-        signup_until=signup_until,
-        round_days=round_days,
-        days_per_move=days_per_move,
-        bank_increment_hours=bank_increment_hours,
-        bank_cap_hours=bank_cap_hours,
-        options=opts,
-        created_by=creator,
-        created_at=now,
-    )
+    with transaction.atomic():
+        refusal = tournament_refusal(creator, now)
+        if refusal is not None:
+            raise TournamentError(refusal)
+        return Tournament.objects.create(
+            name=name,
+            kind=kind,
+            format=format,
+            table_size=table_size,
+            rounds=rounds if format == Format.SWISS else 0,  # the others derive theirs at start
+            signup_until=signup_until,
+            round_days=round_days,
+            days_per_move=days_per_move,
+            bank_increment_hours=bank_increment_hours,
+            bank_cap_hours=bank_cap_hours,
+            options=opts,
+            created_by=creator,
+            created_at=now,
+        )
 
 
 def tournament_signup(
@@ -377,6 +383,7 @@ def _start_game(tournament: Tournament, users: Sequence[Any]) -> Game:
         bank_increment_hours=tournament.bank_increment_hours,
         bank_cap_hours=tournament.bank_cap_hours,
         rated=True,
+        internal=True,
     )
     for user in users[1:]:
         game = game_join(game_id=game.pk, user=user)

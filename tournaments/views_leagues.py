@@ -23,6 +23,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from games import listings
 from games.models import Game, GameStatus
+from keltis_site.pagination import paginate
 
 from . import leagues
 from .forms_leagues import LeagueCreateForm
@@ -38,12 +39,17 @@ class MaxGamesForm(forms.Form):
     )
 
 
+#: leagues on one page of the list
+PAGE_SIZE = 20
+
+
 @require_GET
 def league_list(request: HttpRequest) -> HttpResponse:
+    pager = paginate(request, leagues.active_leagues(), per_page=PAGE_SIZE)
     return render(
         request,
         "tournaments/leagues/list.html",
-        {"rows": leagues.league_rows(viewer=request.user)},
+        {"pager": pager, "rows": leagues.league_rows(pager.items, viewer=request.user)},
     )
 
 

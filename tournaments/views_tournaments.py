@@ -23,27 +23,37 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from games.listings import game_url
 from games.models import GameStatus
+from keltis_site.pagination import paginate
 
 from . import rounds
 from .forms_tournaments import TournamentCreateForm
 from .models import Tournament, TournamentGame
 
 Status = Tournament.Status
-FINISHED_SHOWN = 30
+#: tournaments on one page of each section of the list
+PAGE_SIZE = 20
 
 
 @require_GET
 def tournament_list(request: HttpRequest) -> HttpResponse:
-    base = Tournament.objects.annotate(player_count=Count("players")).order_by("signup_until")
+    """Three sections (open for sign-up, running, finished), each paginated on its own
+    (``?signup_page=``, ``?running_page=``, ``?finished_page=``)."""
+    base = Tournament.objects.annotate(player_count=Count("players")).order_by(
+        "signup_until", "pk"
+    )
+    sections = {
+        "signup": base.filter(status=Status.SIGNUP),
+        "running": base.filter(status=Status.RUNNING),
+        "finished": base.filter(status__in=[Status.FINISHED, Status.CANCELLED]).order_by(
+            "-signup_until", "-pk"
+        ),
+    }
     return render(
         request,
         "tournaments/tournaments/list.html",
         {
-            "signup": base.filter(status=Status.SIGNUP),
-            "running": base.filter(status=Status.RUNNING),
-            "finished": base.filter(status__in=[Status.FINISHED, Status.CANCELLED]).order_by(
-                "-signup_until"
-            )[:FINISHED_SHOWN],
+            name: paginate(request, tournaments, per_page=PAGE_SIZE, param=f"{name}_page")
+            for name, tournaments in sections.items()
         },
     )
 

@@ -10,7 +10,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
-from django.shortcuts import redirect, render
+from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
@@ -22,15 +22,26 @@ from games.error_messages import service_error_text
 from games.forms import GameCreateForm
 from games.models import Game, GameKind, GameStatus
 from games.services import GameServiceError, game_create, game_join, game_leave
+from keltis_site.pagination import paginate
 
 
 @require_GET
 def lobby(request: HttpRequest) -> HttpResponse:
+    """Open games, a page at a time and a few of each creator (``?by=<username>``: all of one
+    player's), and the latest running games."""
+    creator = None
+    if "by" in request.GET:
+        creator = get_object_or_404(listings.players(), username=request.GET["by"])
+    pager = paginate(
+        request, listings.lobby_open_games(creator=creator), per_page=listings.LOBBY_PAGE_SIZE
+    )
     return render(
         request,
         "games/lobby.html",
         {
-            "open_games": listings.open_games(viewer=request.user),
+            "creator": creator,
+            "pager": pager,
+            "open_games": listings.open_game_rows(pager.items, viewer=request.user),
             "running_games": listings.recent_running_games(viewer=request.user),
         },
     )

@@ -93,7 +93,9 @@ def game_act(request: HttpRequest, game_id: int) -> HttpResponse:
         kind, seat = result.game.kind, result.event.seat
         names = selectors.seat_names(game=result.game, rows=result.seats)
         view = result.engine.view(seat)
-        messages.success(request, presenters.result_message(kind, action, view, seat, names))
+        messages.success(
+            request, presenters.result_message(kind, action, view, seat, names, result.before)
+        )
     return HttpResponseRedirect(reverse("game_detail", args=[game_id]), status=303)
 
 

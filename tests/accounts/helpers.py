@@ -30,8 +30,11 @@ def sign_up(
     )
 
 
-def log_in(client: Client, email: str = "anna@example.test", password: str = PASSWORD):
-    return client.post(reverse("account_login"), {"login": email, "password": password})
+def log_in(
+    client: Client, email: str = "anna@example.test", password: str = PASSWORD, **extra: str
+):
+    """Post the login form; ``extra`` sets request headers, e.g. REMOTE_ADDR (the client IP)."""
+    return client.post(reverse("account_login"), {"login": email, "password": password}, **extra)
 
 
 def link_in(message: mail.EmailMessage) -> str:

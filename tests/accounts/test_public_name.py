@@ -39,11 +39,13 @@ def test_the_username_comes_from_the_display_name_not_the_email(
     assert "secret" not in user.username
 
 
-def test_usernames_stay_unique_for_equal_display_names(
+def test_usernames_stay_unique_for_display_names_that_make_the_same_one(
     mailoutbox: list[mail.EmailMessage],
 ) -> None:
+    # Equal display names are refused (test_display_names); these two differ, yet both
+    # make the username "anna_k".
     sign_up(Client(), email="a1@example.test", display_name="Anna K")
-    sign_up(Client(), email="a2@example.test", display_name="Anna K")
+    sign_up(Client(), email="a2@example.test", display_name="Anna_K")
 
     names = list(User.objects.order_by("pk").values_list("username", flat=True))
     assert names[0] == "anna_k"

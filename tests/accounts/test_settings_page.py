@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
+from django.contrib.staticfiles import finders
 from django.core.exceptions import ValidationError
 from django.test import Client
 from django.urls import reverse
@@ -49,14 +52,60 @@ def test_settings_page_shows_the_current_values(signed_in: Client, player: User)
 
 
 def test_time_zone_select_lists_common_european_zones_first(signed_in: Client) -> None:
-    (_, common), (_, others) = time_zone_choices()
+    (_, common), *regions = time_zone_choices()
 
     assert [zone for zone, _ in common] == list(COMMON_TIME_ZONES)
-    assert [zone for zone, _ in others] == sorted(zone for zone, _ in others)
-    assert "America/New_York" in dict(others)
-    assert not {zone for zone, _ in common} & {zone for zone, _ in others}
+    others = [zone for _, zones in regions for zone, _ in zones]
+    assert "America/New_York" in others
+    assert not {zone for zone, _ in common} & set(others)
+    assert len(others) == len(set(others))
     html = signed_in.get(URL).content.decode()
     assert html.index('value="Europe/Budapest"') < html.index('value="Africa/Abidjan"')
+
+
+def test_time_zones_are_grouped_by_region(signed_in: Client) -> None:
+    groups = {str(label): dict(zones) for label, zones in time_zone_choices()}
+
+    assert list(groups)[:4] == ["Common", "Europe", "America", "Asia"]
+    assert list(groups)[-1] == "Other"
+    assert groups["Europe"]["Europe/Amsterdam"] == "Amsterdam"
+    assert groups["America"]["America/Argentina/Buenos_Aires"] == "Argentina/Buenos Aires"
+    assert groups["Pacific Ocean"]["Pacific/Auckland"] == "Auckland"
+    assert {"Etc/GMT+1", "US/Eastern"} <= set(groups["Other"])
+    for label, zones in groups.items():
+        if label not in ("Common", "Other"):
+            assert list(zones) == sorted(zones), label
+    html = signed_in.get(URL).content.decode()
+    assert '<optgroup label="Europe">' in html and '<optgroup label="America">' in html
+    # the page's own language names the regions
+    signed_in.post(URL, {"display_name": "Anna K", "time_zone": "UTC", "language": "hu"})
+    assert '<optgroup label="Európa">' in signed_in.get(URL).content.decode()
+
+
+def test_the_time_zones_can_be_searched(signed_in: Client) -> None:
+    """A search box the page's script shows and wires to the select: hidden without it, and
+    the script is a file of the site's (the CSP allows no inline script)."""
+    html = signed_in.get(URL).content.decode()
+
+    assert re.search(r'<div class="time-zone-search" id="time-zone-search" hidden>', html)
+    assert '<label for="time-zone-search-input">Find a time zone</label>' in html
+    script = re.search(r'<script src="([^"]+)" data-select="id_time_zone"[^>]*>', html)
+    assert script is not None and script.group(1) == "/static/accounts/time_zone_search.js"
+    assert 'data-search="time-zone-search"' in script.group(0)
+    assert finders.find("accounts/time_zone_search.js")
+
+
+@pytest.mark.parametrize(
+    "zone", ["America/Argentina/Buenos_Aires", "Pacific/Auckland", "Etc/GMT+1"]
+)
+def test_a_zone_from_any_group_saves(signed_in: Client, player: User, zone: str) -> None:
+    data = {"display_name": "Anna K", "time_zone": zone, "language": "en"}
+    response = signed_in.post(URL, data)
+
+    assert response.status_code == 302
+    player.refresh_from_db()
+    assert player.time_zone == zone
+    assert f'<option value="{zone}" selected>' in signed_in.get(URL).content.decode()
 
 
 def test_posting_settings_saves_them(signed_in: Client, player: User) -> None:

@@ -5,22 +5,34 @@ Emails go to Django's locmem backend (``django.core.mail.outbox``, pytest-django
 
 from __future__ import annotations
 
+import email
 import itertools
 import re
+import socket
+import threading
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import pytest
 from django.core import mail
+from django.db import transaction
 from django.test import Client
+from django.utils import timezone
 
 from accounts.models import User
 from games.engine import game_class
 from games.engine.bots import RandomBot
 from games.models import Game, GameStatus, Notification, NotificationKind
-from games.services import action_submit, engine_state, game_create, game_join, snapshot_rebuild
+from games.services import (
+    action_submit,
+    engine_state,
+    game_create,
+    game_finish_early,
+    game_join,
+    snapshot_rebuild,
+)
 
 SITE = "https://keltis.example"
 #: the seat-0 player's hand (reds, greens, yellows) and the seat-1 player's (blues, pinks):
@@ -161,3 +173,57 @@ def post_form(client: Client, page_html: str, path: str, **data: str) -> Any:
 def browser() -> Client:
     """An anonymous browser that enforces CSRF like a real one."""
     return Client(enforce_csrf_checks=True)
+
+
+# -- a real SMTP server ---------------------------------------------------------------------------
+class SmtpServer:
+    """Keeps the messages it accepts and counts connections; refuses (451) the messages to
+    ``refuse``, or every message while ``refuse_all``."""
+
+    def __init__(self) -> None:
+        self.recipients: list[str] = []
+        self.messages: list[email.message.Message] = []
+        self.peers: set[Any] = set()
+        self.refuse: set[str] = set()
+        self.refuse_all = False
+        self.lock = threading.Lock()
+
+    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
+        with self.lock:
+            self.peers.add(session.peer)
+            if self.refuse_all or self.refuse & set(envelope.rcpt_tos):
+                return "451 4.3.0 Try again later"
+            self.recipients.extend(envelope.rcpt_tos)
+            self.messages.append(email.message_from_bytes(envelope.content))
+        return "250 OK"
+
+
+@pytest.fixture
+def smtp(settings: Any) -> Iterator[SmtpServer]:
+    """An SMTP server on loopback (aiosmtpd) that the site sends to. Its port is one the
+    system hands out free, so parallel runs never collide."""
+    from aiosmtpd.controller import Controller
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    handler = SmtpServer()
+    controller = Controller(handler, hostname="127.0.0.1", port=port)
+    controller.start()
+    settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
+    settings.EMAIL_HOST, settings.EMAIL_PORT = "127.0.0.1", port
+    settings.EMAIL_USE_TLS = settings.EMAIL_USE_SSL = False
+    yield handler
+    controller.stop()
+
+
+def game_over_rows(make_user: Callable[..., User]) -> list[Notification]:
+    """A 4-player game decided early: one "game over" row per player, queued."""
+    users = [make_user() for _ in range(4)]
+    game = game_create(creator=users[0], kind="keltis", player_count=4)
+    for user in users[1:]:
+        game_join(game_id=game.pk, user=user)
+    with transaction.atomic():
+        game = Game.objects.select_for_update().get(pk=game.pk)
+        game_finish_early(game, engine_state(game), timezone.now())
+    return list(Notification.objects.filter(game=game, kind=NotificationKind.FINISHED))

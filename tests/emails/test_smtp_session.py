@@ -3,69 +3,20 @@ the server refuses does not stop the rest of the batch (a real SMTP server on lo
 
 from __future__ import annotations
 
-import socket
-import threading
-from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
 
 import pytest
-from django.db import connection, transaction
+from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from games import emails, notify
-from games.models import Game, Notification, NotificationKind, NotificationStatus
-from games.services import engine_state, game_create, game_finish_early, game_join
+from games.models import Notification, NotificationStatus
+from tests.emails.conftest import SmtpServer as Server
+from tests.emails.conftest import game_over_rows
 
 pytestmark = pytest.mark.django_db
-
-
-class Server:
-    """Counts messages and connections; refuses (451) the messages to ``refuse``."""
-
-    def __init__(self) -> None:
-        self.recipients: list[str] = []
-        self.peers: set[Any] = set()
-        self.refuse: set[str] = set()
-        self.lock = threading.Lock()
-
-    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
-        with self.lock:
-            self.peers.add(session.peer)
-            if self.refuse & set(envelope.rcpt_tos):
-                return "451 4.3.0 Try again later"
-            self.recipients.extend(envelope.rcpt_tos)
-        return "250 OK"
-
-
-@pytest.fixture
-def smtp(settings: Any) -> Iterator[Server]:
-    from aiosmtpd.controller import Controller
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    handler = Server()
-    controller = Controller(handler, hostname="127.0.0.1", port=port)
-    controller.start()
-    settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
-    settings.EMAIL_HOST, settings.EMAIL_PORT = "127.0.0.1", port
-    settings.EMAIL_USE_TLS = settings.EMAIL_USE_SSL = False
-    yield handler
-    controller.stop()
-
-
-def game_over_rows(make_user: Any) -> list[Notification]:
-    """A 4-player game decided early: one "game over" row per player, queued."""
-    users = [make_user() for _ in range(4)]
-    game = game_create(creator=users[0], kind="keltis", player_count=4)
-    for user in users[1:]:
-        game_join(game_id=game.pk, user=user)
-    with transaction.atomic():
-        game = Game.objects.select_for_update().get(pk=game.pk)
-        game_finish_early(game, engine_state(game), timezone.now())
-    return list(Notification.objects.filter(game=game, kind=NotificationKind.FINISHED))
 
 
 def test_a_batch_of_emails_shares_one_connection(make_user: Any, smtp: Server) -> None:

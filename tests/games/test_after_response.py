@@ -24,6 +24,24 @@ def test_outside_a_request_the_call_runs_at_once() -> None:
     assert calls == [1]
 
 
+@pytest.fixture
+def no_connection_handling() -> Iterator[None]:
+    """These tests send the request signals without a request: Django's own receivers, which
+    close a database connection an earlier test left open, would touch the database, which
+    pytest-django forbids outside database tests (on SQLite the in-memory connection stays
+    open between tests). Only the signal receivers of after_response are under test."""
+    from django.db import close_old_connections
+
+    for signal in (request_started, request_finished):
+        signal.disconnect(close_old_connections)
+    try:
+        yield
+    finally:
+        for signal in (request_started, request_finished):
+            signal.connect(close_old_connections)
+
+
+@pytest.mark.usefixtures("no_connection_handling")
 def test_in_a_request_the_call_waits_for_the_response_to_close() -> None:
     calls: list[int] = []
     request_started.send(sender=None, environ={})
@@ -38,6 +56,7 @@ def test_in_a_request_the_call_waits_for_the_response_to_close() -> None:
     assert calls == [1, 2, 3]
 
 
+@pytest.mark.usefixtures("no_connection_handling")
 def test_a_failing_call_is_logged_and_the_next_still_runs(caplog: Any) -> None:
     calls: list[str] = []
 
@@ -53,6 +72,7 @@ def test_a_failing_call_is_logged_and_the_next_still_runs(caplog: Any) -> None:
     assert "broker_down" in caplog.text and "broker down" in caplog.text
 
 
+@pytest.mark.usefixtures("no_connection_handling")
 def test_calls_left_by_a_response_that_never_closed_run_at_the_next_request() -> None:
     calls: list[int] = []
     request_started.send(sender=None, environ={})

@@ -224,6 +224,37 @@ def test_board_message_says_where_the_figure_went(client: Any, make_user: Any) -
     assert f"Your {colour} figure is now on stone 1 (worth -4)." in message
 
 
+def takes_a_wishing_stone(game: Game, seat: int, action: str) -> bool:
+    engine = engine_state(game)  # a fresh copy, from the snapshot
+    before = engine.view(seat)["players"][seat]["wishing_stones"]
+    engine.apply(action, player=seat)
+    return engine.view(seat)["players"][seat]["wishing_stones"] > before
+
+
+def test_board_message_names_the_wishing_stone_won(client: Any, make_user: Any) -> None:
+    game, anna, bela = two_player_game(make_user)
+    users, bot = [anna, bela], RandomBot(3)
+    while True:
+        game.refresh_from_db()
+        assert game.status == GameStatus.RUNNING, "no move reached a wishing stone"
+        seat, engine = game.to_move, engine_state(game)
+        winning = [a for a in engine.legal() if takes_a_wishing_stone(game, seat, a)]
+        if winning:
+            break
+        action_submit(
+            game_id=game.pk, seat=seat, action=bot.choose(engine), expected_seq=game.seq,
+            user=users[seat],
+        )
+    held = engine.view(seat)["players"][seat]["wishing_stones"] + 1
+    client.force_login(users[seat])
+    response = client.post(
+        act_url(game), {"action": winning[0], "seq": str(game.seq)}, follow=True
+    )
+    [message] = messages_of(response)
+    stones = "wishing stone" if held == 1 else "wishing stones"
+    assert f"You took the wishing stone there: you now hold {held} {stones}." in message
+
+
 def test_stale_seq_says_the_game_moved_on_and_stores_nothing(
     client: Any, make_user: Any
 ) -> None:

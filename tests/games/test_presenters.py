@@ -16,7 +16,7 @@ from games import presenters
 from games.engine import game_class
 from games.engine.base import SPECTATOR
 from games.engine.board_layouts import END_STONE, STONE_VALUES
-from games.engine.bots import RandomBot
+from games.engine.bots import GreedyBot, RandomBot
 from games.engine.cards import COLOURS
 from games.selectors import SeatInfo
 
@@ -145,6 +145,102 @@ def test_result_message_says_what_comes_next() -> None:
     game.apply("draw deck")
     message = presenters.result_message(BOARD, "draw deck", game.view(0), 0, ["anna", "bela"])
     assert message == "You drew from the deck. It is now bela's turn."
+
+
+def first_move_that(won: str, seed: int = 3) -> tuple[str, int, dict, dict]:
+    """A random board game up to the first action after which the mover holds more ``won``
+    ("wishing_stones" or "tile_points"): (action, seat, view before, view after)."""
+    game = game_class(BOARD).new(2, {"seed": seed})
+    bot = RandomBot(seed)
+    while not game.finished:
+        seat, action = game.to_move, bot.choose(game)
+        before = game.view(seat)
+        game.apply(action, player=seat)
+        after = game.view(seat)
+        if after["players"][seat][won] > before["players"][seat][won]:
+            return action, seat, before, after
+    raise AssertionError(f"no action won {won} in the game of seed {seed}")
+
+
+def test_result_message_names_the_wishing_stone_just_taken() -> None:
+    action, seat, before, after = first_move_that("wishing_stones")
+    names = ["anna", "bela"]
+    message = presenters.result_message(BOARD, action, after, seat, names, before)
+    held = after["players"][seat]["wishing_stones"]
+    stones = "wishing stone" if held == 1 else "wishing stones"
+    assert f"You took the wishing stone there: you now hold {held} {stones}." in message
+    assert "point tile" not in message
+    # without the view before the action nothing is claimed
+    assert "wishing stone" not in presenters.result_message(BOARD, action, after, seat, names)
+
+
+def test_result_message_names_the_point_tile_just_scored() -> None:
+    action, seat, before, after = first_move_that("tile_points")
+    message = presenters.result_message(BOARD, action, after, seat, ["anna", "bela"], before)
+    value = after["players"][seat]["tile_points"] - before["players"][seat]["tile_points"]
+    points = "point" if value == 1 else "points"
+    assert f"The point tile {value} there scored you {value} {points}." in message
+    assert "wishing stone" not in message
+
+
+@pytest.mark.parametrize(
+    ("language", "stones", "text"),
+    [
+        ("pl", 1, "masz teraz 1 kamień życzeń"),
+        ("pl", 2, "masz teraz 2 kamienie życzeń"),
+        ("pl", 5, "masz teraz 5 kamieni życzeń"),
+        ("ru", 1, "вас теперь 1 камень желаний"),
+        ("ru", 3, "вас теперь 3 камня желаний"),
+        ("ru", 5, "вас теперь 5 камней желаний"),
+        ("cs", 2, "máte teď 2 kameny přání"),
+        ("cs", 5, "máte teď 5 kamenů přání"),
+        ("hu", 2, "most 2 kívánságköved van"),
+        ("de", 1, "du hast jetzt 1 Wunschstein"),
+        ("de", 2, "du hast jetzt 2 Wunschsteine"),
+    ],
+)
+def test_the_wishing_stone_won_is_counted_in_each_language(
+    language: str, stones: int, text: str
+) -> None:
+    with translation.override(language):
+        [won] = presenters.tiles_won({"wishing_stones": stones - 1}, {"wishing_stones": stones})
+    assert text in won
+
+
+def finished(kind: str, seed: int) -> dict[str, Any]:
+    """The whole view of a greedy game of two played to its end."""
+    game = game_class(kind).new(2, {"seed": seed})
+    bot = GreedyBot(seed)
+    while not game.finished:
+        game.apply(bot.choose(game), player=game.to_move)
+    return game.view(None)
+
+
+def test_a_finished_card_game_never_says_more_rows_closed_than_end_it() -> None:
+    """Seed 7: the deck ended the game, and the last lays closed rows up to six."""
+    view = finished(CARDS, 7)
+    assert view["closed_rows"] == 6
+    table = presenters.table_view(CARDS, view, seats(2))
+    html = render_to_string("games/_cards_table.html", {"table": table})
+    assert "of the 5" not in html and "6 rows closed in all" in html
+    running = game_class(CARDS).new(2, {"seed": 7}).view(None)
+    assert presenters.table_view(CARDS, running, seats(2)).closed_rows_text == (
+        "0 rows closed of the 5 that end the game"
+    )
+
+
+def test_the_final_board_marks_no_card_discarded_this_turn() -> None:
+    """Seed 1: the last turn was a discard and the deck's last card: the game is over."""
+    view = finished(BOARD, 1)
+    assert view["end_reason"] == "deck" and view["discarded_this_turn"]
+    table = presenters.table_view(BOARD, view, seats(2))
+    assert not any(pile.fresh for pile in table.piles)
+    assert "discarded this turn" not in render_to_string("games/_piles.html", {"table": table})
+    # while a game runs the discard of the turn is still marked
+    game = game_class(BOARD).new(2, {"seed": 1})
+    game.apply(next(a for a in game.legal() if a.startswith("discard")))
+    running = presenters.table_view(BOARD, game.view(SPECTATOR), seats(2))
+    assert sum(pile.fresh for pile in running.piles) == 1
 
 
 @pytest.mark.parametrize("kind", [BOARD, CARDS])

@@ -69,13 +69,14 @@ def test_the_probe_sends_a_host_django_accepts(allowed: str | None, host: str) -
 
 
 @pytest.fixture
-def fake_healthz() -> Iterator[tuple[str, list[str]]]:
-    """A server answering like /healthz: 200 for Host keltis.example, 503 otherwise."""
-    hosts: list[str] = []
+def fake_healthz() -> Iterator[tuple[str, list[tuple[str, str | None]]]]:
+    """A server answering like /healthz: 200 for Host keltis.example, 503 otherwise. It keeps
+    the Host and Authorization headers of each request."""
+    seen: list[tuple[str, str | None]] = []
 
     class Handler(http.server.BaseHTTPRequestHandler):
         def do_GET(self) -> None:
-            hosts.append(self.headers["Host"])
+            seen.append((self.headers["Host"], self.headers["Authorization"]))
             ok = self.headers["Host"] == "keltis.example"
             self.send_response(200 if ok else 503)
             self.end_headers()
@@ -87,17 +88,30 @@ def fake_healthz() -> Iterator[tuple[str, list[str]]]:
     server = http.server.HTTPServer(("127.0.0.1", 0), Handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/healthz", hosts
+    yield f"http://127.0.0.1:{server.server_address[1]}/healthz", seen
     server.shutdown()
     server.server_close()
 
 
-def test_the_probe_passes_on_200_and_fails_on_503(fake_healthz: tuple[str, list[str]]) -> None:
-    url, hosts = fake_healthz
+def test_the_probe_passes_on_200_and_fails_on_503(
+    fake_healthz: tuple[str, list[tuple[str, str | None]]],
+) -> None:
+    url, seen = fake_healthz
 
     assert healthcheck.check(url, "keltis.example") == (True, '{"ok": true}')
     assert healthcheck.check(url, "other.example") == (False, '503: {"ok": false}')
-    assert hosts == ["keltis.example", "other.example"]
+    assert seen == [("keltis.example", None), ("other.example", None)]
+
+
+def test_the_probe_sends_the_health_token_when_there_is_one(
+    fake_healthz: tuple[str, list[tuple[str, str | None]]],
+) -> None:
+    """So that /healthz tells the container's log what is degraded, not just up or down."""
+    url, seen = fake_healthz
+
+    healthcheck.check(url, "keltis.example", "a-token")
+
+    assert seen == [("keltis.example", "Bearer a-token")]
 
 
 def test_the_probe_fails_when_nothing_answers() -> None:
@@ -122,7 +136,9 @@ def gunicorn(tmp_path: Path) -> Iterator[Served]:
     """gunicorn as the image runs it (everything from gunicorn.conf.py), answering when this
     yields; stopped with SIGTERM afterwards, its output then on the ``Served``."""
     port = free_port()
-    env = production_env(tmp_path, GUNICORN_BIND=f"127.0.0.1:{port}", WEB_CONCURRENCY="1")
+    env = production_env(
+        tmp_path, GUNICORN_BIND=f"127.0.0.1:{port}", WEB_CONCURRENCY="1", HEALTH_TOKEN="t0ken"
+    )
     server = subprocess.Popen(
         [str(GUNICORN)],  # everything else from gunicorn.conf.py, as the image's CMD
         cwd=REPO_ROOT,
@@ -149,7 +165,8 @@ def test_gunicorn_serves_the_site_and_writes_json_lines(tmp_path: Path) -> None:
     with gunicorn(tmp_path) as served:
         url = f"{served.url}/healthz"
         healthy, said = healthcheck.check(url, "keltis.example")
-        # Django answered: no worker or sweep heartbeat in this lone process, but the database
+        # Django answered: no worker or sweep heartbeat in this lone process (degraded), but
+        # it can serve, so the probe passes
         probe = subprocess.run(
             [sys.executable, "keltis_site/healthcheck.py"],
             cwd=REPO_ROOT,
@@ -160,15 +177,18 @@ def test_gunicorn_serves_the_site_and_writes_json_lines(tmp_path: Path) -> None:
             check=False,
         )
 
-    assert not healthy
-    assert said.startswith("503: "), (said, served.stderr)
-    assert json.loads(said.removeprefix("503: "))["checks"]["database"] == "ok"
-    assert probe.returncode == 1 and probe.stdout.startswith("503: ")
+    assert healthy, (said, served.stderr)
+    assert json.loads(said) == {"status": "up"}  # the public sees up or down, no checks
+    assert probe.returncode == 0
+    said_to_probe = json.loads(probe.stdout)  # it has the token: every check
+    assert said_to_probe["status"] == "degraded"
+    assert said_to_probe["checks"]["worker"] == "no worker heartbeat recorded"
     entries = [json.loads(line) for line in served.stdout.splitlines()]  # every line is JSON
     loggers = {entry["logger"] for entry in entries}
     assert {"gunicorn.error", "gunicorn.access"} <= loggers
     access = [e for e in entries if e["logger"] == "gunicorn.access"]
-    assert {(e["path"], e["status"]) for e in access} == {("/healthz", "503")}
+    assert {(e["path"], e["status"]) for e in access} == {("/healthz", "200")}
+    assert "t0ken" not in served.stdout
     assert any(e["message"].startswith("Booting worker") for e in entries)
     assert "Traceback" not in served.stderr
 
@@ -191,8 +211,8 @@ def test_an_emailed_links_token_never_reaches_the_access_log_whole(tmp_path: Pat
         with pytest.raises(urllib.error.HTTPError) as redirected:
             direct.open(urllib.request.Request(f"{served.url}/t/{token}/", headers=host))
         referer = {**host, "Referer": f"https://keltis.example/t/{token}/"}
-        with pytest.raises(urllib.error.HTTPError):  # 503: no worker heartbeat here
-            direct.open(urllib.request.Request(f"{served.url}/healthz", headers=referer))
+        with direct.open(urllib.request.Request(f"{served.url}/healthz", headers=referer)) as up:
+            assert up.status == 200
 
     assert redirected.value.code == 301
     assert token[6:20] not in served.stdout + served.stderr

@@ -155,10 +155,12 @@ def test_default_cache_is_files_the_local_processes_share() -> None:
     assert cache["LOCATION"].endswith("/var/cache")
 
 
-def test_cache_url_selects_redis() -> None:
-    cache = settings_with(CACHE_URL="redis://127.0.0.1:6379/1")["cache"]
+@pytest.mark.parametrize("scheme", ["rediscache", "redis"])
+def test_cache_url_selects_redis_that_may_be_away(scheme: str) -> None:
+    """Django's RedisCache, as keltis_site.cache makes it survive Redis being away."""
+    cache = settings_with(CACHE_URL=f"{scheme}://127.0.0.1:6379/1")["cache"]
 
-    assert cache["BACKEND"] == "django.core.cache.backends.redis.RedisCache"
+    assert cache["BACKEND"] == "keltis_site.cache.RedisCache"
     assert cache["LOCATION"] == "redis://127.0.0.1:6379/1"
 
 

@@ -119,6 +119,17 @@ def test_places_only_count_by_order() -> None:
     )
 
 
+def test_the_people_of_a_table_with_bots_rate_as_a_table_of_their_own() -> None:
+    """rate_game passes only the people's places, with the bots' places left out as gaps:
+    the people of [bot 1st, anna 2nd, bot 3rd, bela 4th] rate as anna 1st, bela 2nd, and a
+    duel of two is plain Elo (the factor 2 / N counts the people only)."""
+    assert multiplayer_elo([1600, 1450], [2, 4], 20) == pytest.approx(
+        multiplayer_elo([1600, 1450], [1, 2], 20)
+    )
+    win = 20 * (1 - expected_score(1600, 1450))
+    assert multiplayer_elo([1600, 1450], [2, 4], 20) == pytest.approx([1600 + win, 1450 - win])
+
+
 def test_ties_between_equals_change_nothing() -> None:
     for n in (2, 3, 4):
         assert multiplayer_elo([1532.5] * n, [1] * n, 40) == pytest.approx([1532.5] * n)

@@ -217,7 +217,7 @@ def test_two_movers_of_four_are_enough(make_user: Any) -> None:
     assert RatingChange.objects.filter(game=game).count() == 4
 
 
-def test_games_with_bots_are_not_rated(make_user: Any) -> None:
+def test_one_person_with_bots_is_not_rated(make_user: Any) -> None:
     anna = make_user()
     game = game_create(creator=anna, kind="keltis", player_count=2, bots=["random"])
     assert game.rated is False
@@ -225,6 +225,42 @@ def test_games_with_bots_are_not_rated(make_user: Any) -> None:
     finish(game, [1, 2])
     assert ratings.rate_game(game_id=game.pk) is False
     assert not Rating.objects.exists()
+
+
+def test_two_people_and_a_bot_are_rated_against_each_other(make_user: Any) -> None:
+    """The bot won; of the two people bela (second) beat anna (third): their duel is rated,
+    as if they had played it alone, and the bot gets no rating."""
+    anna, bela = make_user(), make_user()
+    game = game_create(creator=anna, kind="keltis", player_count=3, bots=["greedy"])
+    game_join(game_id=game.pk, user=bela)
+    game.refresh_from_db()
+    assert game.status == GameStatus.RUNNING and game.rated
+    Rating.objects.create(user=anna, kind="keltis", rating=1600, highest=1600, games=40)
+    Rating.objects.create(user=bela, kind="keltis", rating=1450, highest=1500, games=40)
+    moved(game, [0, 1, 2])
+    finish(game, [3, 1, 2])
+    assert ratings.rate_game(game_id=game.pk) is True
+    # the pair's relative placing: bela first of the two, anna second; K 20 (established)
+    expected = pairwise([1600, 1450], [2, 1], 20)
+    assert [rating_of(anna).rating, rating_of(bela).rating] == pytest.approx(expected)
+    assert rating_of(bela).rating == pytest.approx(1450 + 20 * (1 - 1 / (1 + 10 ** (150 / 400))))
+    changes = {c.user_id: c for c in RatingChange.objects.filter(game=game)}
+    assert set(changes) == {anna.pk, bela.pk}
+    assert (changes[anna.pk].place, changes[bela.pk].place) == (3, 2)  # the places at the table
+    assert Rating.objects.count() == 2
+
+
+def test_a_table_of_three_people_and_a_bot_rates_the_three(make_user: Any) -> None:
+    users = [make_user() for _ in range(3)]
+    game = game_create(creator=users[0], kind="keltis-cards", player_count=4, bots=["random"])
+    for user in users[1:]:
+        game_join(game_id=game.pk, user=user)
+    moved(game, [0, 2, 3])
+    finish(game, [4, 1, 2, 2])  # seat 1 is the bot: among the people anna is last, two tie
+    assert ratings.rate_game(game_id=game.pk)
+    after = [rating_of(u, "keltis-cards").rating for u in users]
+    assert after == pytest.approx(pairwise([1500] * 3, [2, 1, 1], 40))
+    assert game.pk not in ratings.unrated_finished_games()
 
 
 def test_unrated_games_between_people_are_not_rated(make_user: Any) -> None:

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('games', '0008_game_chain_head'),
+        ('games', '0009_notification_failure_times'),
     ]
 
     operations = [
