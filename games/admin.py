@@ -4,14 +4,17 @@ Games are made and moved only through ``games.services``: the admin cannot add g
 can change only a game's pace, and never touches events (append-only) or snapshots (a cache).
 The hidden deal (``Game.setup``) never appears in a list; the detail view, staff-only like the
 whole admin, shows it read-only, with the result of checking the game's event hash chain.
-The email outbox is listed for its failures, which staff can queue again.
+Games frozen after a failed integrity check (games.integrity) are listed by a filter, and
+unfrozen by an action that checks their log again first. The email outbox is listed for its
+failures, which staff can queue again.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from django.contrib import admin
+from django.contrib import admin, messages
+from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils.html import format_html_join
 from django.utils.safestring import SafeString
@@ -21,6 +24,8 @@ from django.utils.translation import gettext_lazy as _
 
 from . import notify
 from .event_chain import verify_game_chain
+from .integrity import chain_reason, game_freeze
+from .maintenance import StillBroken, game_unfreeze
 from .models import Event, Game, Notification, Seat, Snapshot
 
 
@@ -56,10 +61,30 @@ class SeatInline(admin.TabularInline):
         return False
 
 
+class FrozenFilter(admin.SimpleListFilter):
+    """Frozen games first of all: each is a log someone must look at."""
+
+    title = _("integrity")
+    parameter_name = "frozen"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, Any]]:
+        return [("yes", _("frozen")), ("no", _("not frozen"))]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Game]) -> QuerySet[Game]:
+        if self.value() == "yes":
+            return queryset.filter(frozen_at__isnull=False)
+        if self.value() == "no":
+            return queryset.filter(frozen_at__isnull=True)
+        return queryset
+
+
 @admin.register(Game)
 class GameAdmin(admin.ModelAdmin):
-    list_display = ("id", "kind", "status", "player_count", "days_per_move", "created_at", "seq")
-    list_filter = ("kind", "status")
+    list_display = (
+        "id", "kind", "status", "frozen", "player_count", "days_per_move", "created_at", "seq",
+    )  # fmt: skip
+    list_filter = (FrozenFilter, "kind", "status")
+    actions = ("unfreeze",)
     list_select_related = ("created_by",)
     search_fields = ("=id", "created_by__username", "created_by__display_name")
     date_hierarchy = "created_at"
@@ -67,21 +92,49 @@ class GameAdmin(admin.ModelAdmin):
     fields = (
         "kind", "options", "player_count", "days_per_move", "status", "created_by",
         "created_at", "started_at", "finished_at", "seq", "to_move", "turn_started_at", "setup",
-        "event_chain",
+        "frozen_at", "frozen_reason", "event_chain",
     )  # fmt: skip
     #: everything but the pace belongs to the services
     readonly_fields = tuple(f for f in fields if f != "days_per_move")
 
+    @admin.display(description=_("frozen"), boolean=True)
+    def frozen(self, obj: Game) -> bool:
+        return obj.frozen
+
     @admin.display(description=_("event chain"))
     def event_chain(self, obj: Game) -> str | SafeString:
-        """The chain recomputed from the stored events, on the detail view only (one game)."""
+        """The chain recomputed from the stored events, on the detail view only (one game). A
+        broken one freezes the game, as wherever else it is found."""
         problems = verify_game_chain(obj)
+        if problems:
+            game_freeze(game_id=obj.pk, reason=chain_reason(problems))
         if not problems:
             return ngettext(
                 "intact (%(count)d event)", "intact (%(count)d events)", obj.seq
             ) % {"count": obj.seq}
         lines = [gettext("broken:"), *(str(problem) for problem in problems)]
         return format_html_join("", "<div>{}</div>", ((line,) for line in lines))
+
+    @admin.action(
+        description=_("Unfreeze the selected games (once their log checks out)"),
+        permissions=["change"],
+    )
+    def unfreeze(self, request: HttpRequest, queryset: QuerySet[Game]) -> None:
+        """Each game is checked again (its chain verifies, its events replay) before it goes
+        on; one that fails stays frozen, and the message says why."""
+        for game_id in queryset.order_by("pk").values_list("pk", flat=True):
+            try:
+                game_unfreeze(game_id=game_id)
+            except StillBroken as exc:
+                self.message_user(
+                    request,
+                    gettext("Game %(id)s stays frozen: %(why)s") % {"id": game_id, "why": exc},
+                    messages.ERROR,
+                )
+            else:
+                self.message_user(
+                    request, gettext("Game %(id)s is unfrozen.") % {"id": game_id}, messages.SUCCESS
+                )
 
     def get_queryset(self, request: HttpRequest) -> Any:
         return super().get_queryset(request).defer("setup")  # loaded only where shown

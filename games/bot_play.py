@@ -11,7 +11,14 @@ from django.db.models import F, Q
 from games.engine.bots import make_bot
 
 from .models import EventSource, Game, GameStatus, Seat
-from .services import GameMovedOn, NotYourTurn, action_submit, engine_state
+from .services import (
+    GameFrozen,
+    GameMovedOn,
+    NotYourTurn,
+    action_submit,
+    engine_state,
+    frozen_on_bad_log,
+)
 
 MAX_BOT_ACTIONS = 10_000  # a bound, never reached in a game that has a person at the table
 RETIRED_SEAT_BOT = "greedy"  # a retired seat plays safe, sensible moves
@@ -22,7 +29,10 @@ def bot_to_move(game_id: int) -> bool:
     after every action."""
     return (
         Seat.objects.filter(
-            game_id=game_id, game__status=GameStatus.RUNNING, index=F("game__to_move")
+            game_id=game_id,
+            game__status=GameStatus.RUNNING,
+            game__frozen_at__isnull=True,
+            index=F("game__to_move"),
         )
         .filter(Q(retired=True) | ~Q(bot=""))
         .exists()
@@ -31,32 +41,47 @@ def bot_to_move(game_id: int) -> bool:
 
 def bots_play(*, game_id: int) -> int:
     """Submit automatic actions while a bot or retired seat is to move. Safe to run twice at
-    once: a stale submission is refused by ``expected_seq`` and the loop simply looks again."""
+    once: a stale submission is refused by ``expected_seq`` and the loop simply looks again.
+    A frozen game stops them, and so does a log that turns out not to replay (which freezes
+    the game)."""
     applied = 0
-    for _ in range(MAX_BOT_ACTIONS):
-        game = Game.objects.get(pk=game_id)
-        if game.status != GameStatus.RUNNING or game.to_move is None:
-            break
-        seat = Seat.objects.get(game=game, index=game.to_move)
-        if not seat.acts_automatically:
-            break
-        engine = engine_state(game)
-        kind = seat.bot or RETIRED_SEAT_BOT
-        # seeded by game and position: the same position always gets the same bot action
-        action = make_bot(kind, seed=game.pk * 1_000_003 + game.seq).choose(engine)
-        source = EventSource.BOT if seat.bot else EventSource.RETIRED
-        try:
-            action_submit(
-                game_id=game.pk,
-                seat=seat.index,
-                action=action,
-                expected_seq=game.seq,
-                source=source,
-            )
-        except (GameMovedOn, NotYourTurn):
-            continue
-        applied += 1
+    try:
+        with frozen_on_bad_log():
+            for _ in range(MAX_BOT_ACTIONS):
+                outcome = _bot_action(game_id)
+                if outcome is None:
+                    break
+                applied += outcome
+    except GameFrozen:
+        pass
     return applied
+
+
+def _bot_action(game_id: int) -> int | None:
+    """One automatic action, if one is due: 1 when applied, 0 when a racing submission came
+    first (look again), None when no automatic seat is to move (stop)."""
+    game = Game.objects.get(pk=game_id)
+    if game.status != GameStatus.RUNNING or game.to_move is None or game.frozen:
+        return None
+    seat = Seat.objects.get(game=game, index=game.to_move)
+    if not seat.acts_automatically:
+        return None
+    engine = engine_state(game)
+    kind = seat.bot or RETIRED_SEAT_BOT
+    # seeded by game and position: the same position always gets the same bot action
+    action = make_bot(kind, seed=game.pk * 1_000_003 + game.seq).choose(engine)
+    source = EventSource.BOT if seat.bot else EventSource.RETIRED
+    try:
+        action_submit(
+            game_id=game.pk,
+            seat=seat.index,
+            action=action,
+            expected_seq=game.seq,
+            source=source,
+        )
+    except (GameMovedOn, NotYourTurn):
+        return 0
+    return 1
 
 
 def games_waiting_for_bots(limit: int = 500) -> list[int]:
@@ -67,7 +92,7 @@ def games_waiting_for_bots(limit: int = 500) -> list[int]:
     """
     return list(
         Game.objects.filter(status=GameStatus.RUNNING, to_move__isnull=False)
-        .filter(deadline__isnull=True)
+        .filter(deadline__isnull=True, frozen_at__isnull=True)
         .order_by("pk")
         .values_list("pk", flat=True)[:limit]
     )

@@ -394,6 +394,8 @@ def _finished(
     if game.status != GameStatus.FINISHED:
         return None
     page = selectors.game_page(game=game, user=user, reads=reads, with_rated=False)
+    if page.view is None:  # its log does not replay: there is no result to announce
+        return None
     mine = next((s for s in reads.seat_rows(game) if s.user_id == user.pk), None)
     return {
         **_game_common(game, page),

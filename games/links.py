@@ -36,8 +36,11 @@ class LinkError(Exception):
 
 
 def http_status(code: str) -> int:
-    """400 for a link that never was valid (or a move the rules refuse), 410 for one whose
-    time has passed (the game moved on, the turn or the game ended, the deadline passed)."""
+    """400 for a link that never was valid (or a move the rules refuse), 409 for a frozen
+    game (it may be unfrozen), 410 for one whose time has passed (the game moved on, the turn
+    or the game ended, the deadline passed)."""
+    if code == "frozen":
+        return 409
     return 400 if code in ("invalid", "illegal") else 410
 
 
@@ -96,11 +99,14 @@ def action_read(token: str) -> ActionLink:
 
 
 def turn_check(link: ActionLink, game: Game, *, now: datetime | None = None) -> None:
-    """Raise ``LinkError`` unless the link's turn is still on: the game runs, the seat is to
-    move in the same turn, a person still plays it and the deadline has not passed."""
+    """Raise ``LinkError`` unless the link's turn is still on: the game runs (and is not
+    frozen), the seat is to move in the same turn, a person still plays it and the deadline
+    has not passed."""
     now = now or timezone.now()
     if game.pk != link.game_id:
         raise LinkError("invalid")
+    if game.frozen:
+        raise LinkError("frozen")
     if game.status != GameStatus.RUNNING:
         raise LinkError("not_running")
     if game.to_move != link.seat or game.turn_seq != link.turn_seq:

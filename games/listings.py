@@ -201,6 +201,11 @@ class GameRow:
     more_by_creator: int = 0
 
     @property
+    def frozen(self) -> bool:
+        """The game's log failed an integrity check: nobody moves (games.integrity)."""
+        return self.game.frozen
+
+    @property
     def seated(self) -> int:
         return len(self.players)
 
@@ -251,7 +256,7 @@ def _rows(games: QuerySet[Game] | list[Game], *, viewer: Any, subject: Any = Non
         by_user = {seat.user_id: row for seat, row in zip(game.seats.all(), players, strict=True)}
         seat = by_user.get(subject_id) if subject_id is not None else None
         viewer_seat = by_user.get(viewer_id) if viewer_id is not None else None
-        running = game.status == GameStatus.RUNNING
+        running = game.status == GameStatus.RUNNING and not game.frozen
         to_move = next((p for p in players if p.index == game.to_move), None) if running else None
         waited = _whole_days(now, game.turn_started_at) if running else None
         deadline = game.deadline if running else None
@@ -347,13 +352,18 @@ def _seat_of(user: Any) -> QuerySet[Seat]:
 def user_running_games(*, user: Any, viewer: Any = None) -> list[GameRow]:
     """The running games of ``user``: those where it is the user's turn first, the least time
     left first (games without a deadline last); then the others' turns, the longest waiting
-    first. The order is the query's: one query for the games, one for their seats."""
+    first; frozen games last. The order is the query's: one query for the games, one for
+    their seats."""
     my_deadline = Case(When(subject_to_move=True, then=F("deadline")))
     games = (
         Game.objects.filter(Exists(_seat_of(user)), status=GameStatus.RUNNING)
         .annotate(subject_to_move=Exists(_seat_of(user).filter(index=OuterRef("to_move"))))
         .order_by(
-            "-subject_to_move", my_deadline.asc(nulls_last=True), "turn_started_at", "pk"
+            F("frozen_at").asc(nulls_first=True),  # frozen games wait for nobody: last
+            "-subject_to_move",
+            my_deadline.asc(nulls_last=True),
+            "turn_started_at",
+            "pk",
         )
     )
     return _rows(_with_seats(games), viewer=viewer or user, subject=user)
@@ -377,9 +387,12 @@ def user_finished_games(
 
 
 def user_turn_count(*, user: Any) -> int:
-    """In how many running games it is ``user``'s turn (one query)."""
+    """In how many running games it is ``user``'s turn (one query; frozen games wait for
+    nobody)."""
     return Game.objects.filter(
-        Exists(_seat_of(user).filter(index=OuterRef("to_move"))), status=GameStatus.RUNNING
+        Exists(_seat_of(user).filter(index=OuterRef("to_move"))),
+        status=GameStatus.RUNNING,
+        frozen_at__isnull=True,
     ).count()
 
 

@@ -1,5 +1,5 @@
 """Operator tasks behind the management commands: rebuild snapshots, verify the event chains,
-export a user's data, create demo data for a new site. The commands in
+unfreeze a repaired game, export a user's data, create demo data for a new site. The commands in
 ``games/management/commands`` only parse arguments and print; the work is here, in plain
 functions that tests can call."""
 
@@ -17,9 +17,10 @@ from django.utils import timezone
 
 from accounts.models import EmailMode, User
 
-from . import services
+from . import clock, services
 from .bot_play import bots_play
 from .event_chain import ChainProblem, verify_game_chain
+from .integrity import LogNotReplayable, chain_reason, game_freeze
 from .models import BotKind, Event, Game, GameKind, GameStatus, Notification, Seat, Snapshot
 from .services import action_submit, game_create, snapshot_rebuild
 
@@ -30,14 +31,22 @@ class RebuildReport:
     rebuilt: int = 0
     #: game id -> why the stored snapshot was wrong ("missing", "seq 3 != 5", "state differs")
     differed: dict[int, str] = field(default_factory=dict)
-    #: game id -> the error replaying its event log raised (an engine change or a bad log)
+    #: game id -> the error replaying its event log raised (an engine change or a bad log);
+    #: the game is frozen
     failed: dict[int, str] = field(default_factory=dict)
+    #: game id -> what is wrong with its event chain: not rebuilt from a log that may be
+    #: forged, its snapshot left as it was, the game frozen
+    refused: dict[int, list[ChainProblem]] = field(default_factory=dict)
 
 
 def rebuild_snapshots(game_ids: Iterable[int] | None = None) -> RebuildReport:
     """Recompute the snapshot of every started game (or of ``game_ids``) from its event log and
     compare it with the stored one. Each game is locked while it is rebuilt, so a move arriving
-    at the same time waits and then continues from the fresh snapshot."""
+    at the same time waits and then continues from the fresh snapshot.
+
+    The log is trusted only when its hash chain verifies: a game whose chain is broken keeps
+    its snapshot (the last state reached through ``action_submit``) and is frozen, as is one
+    whose log does not replay (games.integrity)."""
     report = RebuildReport()
     games = Game.objects.filter(started_at__isnull=False)
     if game_ids is not None:
@@ -46,8 +55,17 @@ def rebuild_snapshots(game_ids: Iterable[int] | None = None) -> RebuildReport:
         try:
             with transaction.atomic():
                 game = Game.objects.select_for_update().get(pk=game_id)
+                problems = verify_game_chain(game)
+                if problems:
+                    report.refused[game_id] = problems
+                    game_freeze(game_id=game_id, reason=chain_reason(problems))
+                    continue
                 stored = Snapshot.objects.filter(game=game).values_list("seq", "data").first()
                 snap = snapshot_rebuild(game)
+        except LogNotReplayable as exc:  # rolled back: the snapshot stays, the game freezes
+            report.failed[game_id] = str(exc)
+            game_freeze(game_id=game_id, reason=exc.reason)
+            continue
         except Exception as exc:  # report and go on with the other games
             report.failed[game_id] = f"{type(exc).__name__}: {exc}"
             continue
@@ -67,6 +85,8 @@ class ChainReport:
     checked: int = 0
     #: game id -> what is wrong with its chain (games with an intact chain are not listed)
     broken: dict[int, list[ChainProblem]] = field(default_factory=dict)
+    #: the broken games this check froze (the others were frozen already)
+    frozen: list[int] = field(default_factory=list)
     #: requested game ids that do not exist
     unknown: list[int] = field(default_factory=list)
 
@@ -74,7 +94,8 @@ class ChainReport:
 def verify_event_chains(game_ids: Iterable[int] | None = None) -> ChainReport:
     """Recompute the hash chain of every game (or of ``game_ids``) from its stored events. One
     game at a time, its events streamed; each game is locked while it is read, so a move
-    committing meanwhile cannot look like an extra or a missing event."""
+    committing meanwhile cannot look like an extra or a missing event. A broken game is
+    frozen (games.integrity): its players see why, and staff are told."""
     report = ChainReport()
     games = Game.objects.all()
     if game_ids is not None:
@@ -85,14 +106,51 @@ def verify_event_chains(game_ids: Iterable[int] | None = None) -> ChainReport:
         with transaction.atomic():
             game = (
                 Game.objects.select_for_update()
-                .only("pk", "kind", "player_count", "options", "setup", "seq")
+                .only("pk", "kind", "player_count", "options", "setup", "seq", "chain_head")
                 .get(pk=game_id)
             )
             problems = verify_game_chain(game)
+            if problems and game_freeze(game_id=game_id, reason=chain_reason(problems)):
+                report.frozen.append(game_id)
         report.checked += 1
         if problems:
             report.broken[game_id] = problems
     return report
+
+
+# -- unfreeze a repaired game ---------------------------------------------------------------------
+class StillBroken(Exception):
+    """The game stays frozen: its log still fails a check (the message says which)."""
+
+
+def game_unfreeze(*, game_id: int) -> Game:
+    """Let a frozen game go on once its log is sound again: its hash chain verifies and its
+    events replay (the snapshot is rebuilt from them). Otherwise ``StillBroken``, and the game
+    stays frozen. The seat to move gets a fresh clock from now: the time the game stood frozen
+    is not theirs to lose (a bot to move is woken by the bot sweep within a minute).
+    ``Game.DoesNotExist`` for an unknown id."""
+    with transaction.atomic():
+        game = Game.objects.select_for_update().get(pk=game_id)
+        if not game.frozen:
+            raise StillBroken(f"game {game_id} is not frozen")
+        problems = verify_game_chain(game)
+        if problems:
+            raise StillBroken(chain_reason(problems))
+        try:
+            snapshot_rebuild(game)
+        except LogNotReplayable as exc:
+            raise StillBroken(exc.reason) from None
+        game.frozen_at, game.frozen_reason = None, ""
+        fields = ["frozen_at", "frozen_reason"]
+        if game.status == GameStatus.RUNNING and game.to_move is not None:
+            now = timezone.now()
+            seat = Seat.objects.select_related("user").get(game=game, index=game.to_move)
+            game.turn_started_at = now
+            game.deadline = clock.seat_deadline(game, seat, now)
+            game.reminder_at = clock.next_reminder(game.deadline, now)
+            fields += ["turn_started_at", "deadline", "reminder_at"]
+        game.save(update_fields=fields)
+    return game
 
 
 # -- export a user's data -----------------------------------------------------------------------

@@ -91,6 +91,13 @@ class Game(models.Model):
     #: the hash of the last event ("" before the first): the head of the event chain
     #: (games.event_chain), so an action links its event without reading the one before
     chain_head = models.CharField(max_length=64, blank=True, default="", editable=False)
+    #: set when the event log failed an integrity check (a broken hash chain, or events the
+    #: engine refuses to replay): nobody acts until staff unfreeze it (games.integrity). Apart
+    #: from ``status``, which keeps saying how far the game got, so unfreezing restores it as
+    #: it was and the lists, ratings and rounds that read the status need not know of freezing
+    frozen_at = models.DateTimeField(_("frozen at"), null=True, blank=True, editable=False)
+    #: what the check found, for staff (never shown to players)
+    frozen_reason = models.TextField(_("why it is frozen"), blank=True, editable=False)
 
     class Meta:
         ordering = ["-created_at"]
@@ -111,6 +118,10 @@ class Game(models.Model):
 
     def __str__(self) -> str:
         return f"{self.get_kind_display()} #{self.pk}"
+
+    @property
+    def frozen(self) -> bool:
+        return self.frozen_at is not None
 
     def record_players(self) -> list[str]:
         return [seat.name for seat in self.seats.all()]

@@ -90,7 +90,7 @@ def chips(cards: list[str] | None) -> list[CardChip]:
 def pile_label(key: str) -> str:
     if key == "P":
         return _("the point pile")
-    return _("the %(colour)s pile") % {"colour": COLOUR_LABELS[key]}
+    return _("the %(colour)s pile") % {"colour": _colour(key)}
 
 
 def _colour(key: str) -> str:
@@ -1184,7 +1184,7 @@ def clock_info(page: GamePage, now: datetime | None = None) -> ClockInfo:
     game = page.game
     now = now or timezone.now()
     has_bank = bool(game.bank_increment_hours)
-    running = game.status == GameStatus.RUNNING and not page.finished
+    running = game.status == GameStatus.RUNNING and not page.finished and not page.frozen
     to_move = None
     if running and page.to_move is not None:
         to_move = next((s for s in page.seats if s.index == page.to_move), None)
@@ -1232,7 +1232,10 @@ def game_context(page: GamePage, now: datetime | None = None) -> dict[str, Any]:
         "title": _("%(game)s #%(id)s") % {"game": game.get_kind_display(), "id": game.pk},
         "seats": [(s, seat_style(s.index), profile_url(s.username)) for s in page.seats],
         "legend": _legend(page.seats),
+        "frozen": page.frozen,
     }
+    if page.started and page.view is None:  # a log that does not replay: its moves only
+        context["events"] = event_lines(kind, page.recent_events)
     if not page.started or page.view is None:
         return context
     view = page.view
@@ -1245,7 +1248,7 @@ def game_context(page: GamePage, now: datetime | None = None) -> dict[str, Any]:
         table=table_view(kind, view, page.seats, winners=page.winners),
         hand=hand,
         action_groups=action_groups(kind, page.legal, view) if page.legal else [],
-        my_turn=viewer is not None and to_move == viewer and not page.finished,
+        my_turn=viewer is not None and to_move == viewer and not page.finished and not page.frozen,
         to_move_name=names[to_move] if to_move is not None and to_move < len(names) else None,
         phase_text=phase_text(kind, page.phase, view),
         end_reason=end_reason_text(kind, view) if page.finished else "",
@@ -1276,6 +1279,7 @@ def history_context(page: HistoryPage) -> dict[str, Any]:
         "prev_step": page.step - 1 if page.step > 0 else None,
         "next_step": page.step + 1 if page.step < page.last_step else None,
         "current_event": events[page.step - 1] if 0 < page.step <= len(events) else None,
+        "frozen": page.frozen,
     }
     if page.view is not None:
         context["table"] = table_view(kind, page.view, page.seats, show_hands=page.shows_hands)

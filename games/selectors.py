@@ -18,9 +18,10 @@ from games.engine import Game as EngineGame
 from games.engine.base import SPECTATOR
 from games.engine.records import Record
 
+from .integrity import LogNotReplayable
 from .models import Event, EventSource, Game, GameStatus, Seat
 from .rated import RatedStatus, rated_status
-from .services import engine_start, engine_state
+from .services import apply_stored, engine_start, engine_state
 
 #: how many of the latest events the game page lists
 RECENT_EVENTS = 8
@@ -74,6 +75,10 @@ class GamePage:
     recent_events: list[EventInfo]
     #: whether the game counts for the ratings, and why
     rated: RatedStatus | None = None
+    #: the game takes no action: its log failed an integrity check (games.integrity)
+    frozen: bool = False
+    #: the log failed to replay for this page (the caller freezes the game); no position then
+    unreplayable: LogNotReplayable | None = None
 
 
 @dataclass(frozen=True)
@@ -89,6 +94,11 @@ class HistoryPage:
     view: dict[str, Any] | None
     shows_hands: bool
     scores: list[int] = field(default_factory=list)
+    #: the game takes no action: its log failed an integrity check (games.integrity)
+    frozen: bool = False
+    #: the replay stopped at an event the engine refused (the caller freezes the game): the
+    #: page shows the events before it
+    unreplayable: LogNotReplayable | None = None
 
 
 class RecordNotAvailable(Exception):
@@ -203,17 +213,24 @@ def game_page(
     viewer_seat = next((s.index for s in seats if s.is_viewer), None)
     started = _started(game)
     rated = game_rated_status(game=game, seats=seats, reads=reads) if with_rated else None
-    if not started:
-        return GamePage(
-            game=game, seats=seats, viewer_seat=viewer_seat, started=False, finished=False,
-            view=None, legal=[], to_move=None, phase=None, scores=[], winners=[],
-            recent_events=[], rated=rated,
-        )
-    engine = reads.engine(game)
-    view = engine.view(viewer_seat if viewer_seat is not None else SPECTATOR)
-    running = game.status == GameStatus.RUNNING and not engine.finished
-    legal = engine.legal() if running and engine.to_move == viewer_seat else []
     names = {s.index: s.name for s in seats}
+    try:
+        engine = reads.engine(game) if started else None
+    except LogNotReplayable as exc:
+        engine, unreplayable = None, exc
+    else:
+        unreplayable = None
+    if engine is None:  # not started, or a log that does not replay: no position to show
+        recent = reads.recent_events(game) if started else []
+        return GamePage(
+            game=game, seats=seats, viewer_seat=viewer_seat, started=started, finished=False,
+            view=None, legal=[], to_move=None, phase=None, scores=[], winners=[],
+            recent_events=[_event_info(event, names) for event in recent], rated=rated,
+            frozen=game.frozen or unreplayable is not None, unreplayable=unreplayable,
+        )
+    view = engine.view(viewer_seat if viewer_seat is not None else SPECTATOR)
+    running = game.status == GameStatus.RUNNING and not engine.finished and not game.frozen
+    legal = engine.legal() if running and engine.to_move == viewer_seat else []
     recent = [_event_info(event, names) for event in reads.recent_events(game)]
     return GamePage(
         game=game,
@@ -229,6 +246,7 @@ def game_page(
         winners=engine.winners(),
         recent_events=recent,
         rated=rated,
+        frozen=game.frozen,
     )
 
 
@@ -285,6 +303,8 @@ def game_history(*, game: Game, step: str | None = None) -> HistoryPage:
     The game is replayed once: each ``draw`` from a pile learns the card it took (the pile top,
     which all players saw), and the view at the asked step is kept. While the game runs that
     view is the public one for everybody, the players included: no hand appears at all.
+    An event the engine refuses ends the replay there: the page shows the events before it and
+    says why in ``unreplayable`` (the caller freezes the game).
     """
     seats = _seats(game, None)
     names = {s.index: s.name for s in seats}
@@ -298,31 +318,43 @@ def game_history(*, game: Game, step: str | None = None) -> HistoryPage:
         )
     finished = game.status == GameStatus.FINISHED
     viewer = None if finished else SPECTATOR
-    engine = engine_start(game)
-    view = engine.view(viewer) if chosen == 0 else None
-    scores = engine.scores() if chosen == 0 else []
-    events = []
-    for event in stored:
-        drawn = None
-        pile = _drawn_pile(event.action)
-        if pile is not None:
-            cards = engine.view(SPECTATOR)["piles"].get(pile) or []
-            drawn = cards[-1] if cards else None
-        engine.apply(event.action, player=event.seat)
-        events.append(_event_info(event, names, drawn))
-        if event.seq == chosen:
-            view = engine.view(viewer)
-            scores = engine.scores()
+    engine: EngineGame | None = None
+    view: dict[str, Any] | None = None
+    scores: list[int] = []
+    events: list[EventInfo] = []
+    unreplayable = None
+    try:
+        engine = engine_start(game)
+        if chosen == 0:
+            view, scores = engine.view(viewer), engine.scores()
+        for event in stored:
+            drawn = None
+            pile = _drawn_pile(event.action)
+            if pile is not None:
+                cards = engine.view(SPECTATOR)["piles"].get(pile) or []
+                drawn = cards[-1] if cards else None
+            apply_stored(engine, game.pk, event.seq, event.seat, event.action)
+            events.append(_event_info(event, names, drawn))
+            if event.seq == chosen:
+                view, scores = engine.view(viewer), engine.scores()
+    except LogNotReplayable as exc:
+        unreplayable = exc
+        last_step = len(events)
+        if chosen > last_step and engine is not None:
+            chosen = last_step  # the last position the replay reached
+            view, scores = engine.view(viewer), engine.scores()
     return HistoryPage(
         game=game,
         seats=seats,
         events=events,
         started=True,
-        step=chosen,
+        step=min(chosen, last_step),
         last_step=last_step,
         view=view,
         shows_hands=finished,
         scores=scores,
+        frozen=game.frozen or unreplayable is not None,
+        unreplayable=unreplayable,
     )
 
 

@@ -12,7 +12,8 @@ import inspect
 import logging
 import secrets
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, ParamSpec
 
@@ -27,6 +28,7 @@ from games.engine import IllegalAction, RecordError, game_class
 
 from . import clock, creation_limits, notify
 from .after_response import call_after_response
+from .integrity import LogNotReplayable, game_freeze
 from .models import BotKind, Event, EventSource, Game, GameStatus, Seat, Snapshot
 from .rated import rated_status
 
@@ -72,6 +74,17 @@ class NotYourTurn(GameServiceError):
     default_message = _("It is not your turn.")
 
 
+class GameFrozen(GameServiceError):
+    """The game's event log failed an integrity check: nobody acts until staff unfreeze it
+    (games.integrity). Raised from a fresh detection, ``__cause__`` is the
+    ``LogNotReplayable`` found."""
+
+    code = "frozen"
+    default_message = _(
+        "This game is frozen until the staff have checked its move record: nothing was changed."
+    )
+
+
 class NotYourSeat(GameServiceError):
     code = "not_your_seat"
     default_message = _("You do not play this seat.")
@@ -111,17 +124,32 @@ class Submitted:
 
 # -- reading the engine state -------------------------------------------------------------------
 def engine_start(game: Game) -> EngineGame:
-    return game_class(game.kind).new(game.player_count, game.setup, game.options)
+    """The engine at the game's start, from its stored setup; ``LogNotReplayable`` (seq 0)
+    when the engine refuses that setup."""
+    try:
+        return game_class(game.kind).new(game.player_count, game.setup, game.options)
+    except Exception as exc:  # the engine is pure: whatever it raises, the stored data is bad
+        raise LogNotReplayable(game.pk, 0, exc) from exc
+
+
+def apply_stored(engine: EngineGame, game_id: int, seq: int, seat: int, action: str) -> None:
+    """Apply one stored event in a replay; ``LogNotReplayable`` when the engine refuses it (a
+    forged event, or a log that no longer fits the engine's code)."""
+    try:
+        engine.apply(action, player=seat)
+    except Exception as exc:  # the engine is pure: whatever it raises, the stored data is bad
+        raise LogNotReplayable(game_id, seq, exc) from exc
 
 
 def engine_replay(game: Game, upto: int | None = None) -> EngineGame:
-    """The engine state rebuilt from the event log alone (after ``upto`` events, default all)."""
+    """The engine state rebuilt from the event log alone (after ``upto`` events, default all);
+    ``LogNotReplayable`` when the log does not replay."""
     engine = engine_start(game)
     events = Event.objects.filter(game=game).order_by("seq")
     if upto is not None:
         events = events.filter(seq__lte=upto)
-    for event in events.values_list("seat", "action"):
-        engine.apply(event[1], player=event[0])
+    for seq, seat, action in events.values_list("seq", "seat", "action"):
+        apply_stored(engine, game.pk, seq, seat, action)
     return engine
 
 
@@ -296,6 +324,24 @@ def _end_turn(game: Game, seat: Seat, now: Any) -> None:
 P = ParamSpec("P")
 
 
+@contextmanager
+def frozen_on_bad_log() -> Iterator[None]:
+    """Around work whose transaction is the outermost one (an action, a timeout, the bots'
+    turn): a log that does not replay rolls the work back, then freezes the game in a
+    transaction of its own, and the caller gets ``GameFrozen``. A ``GameFrozen`` from a nested
+    action, whose freeze was rolled back with the caller's transaction, is frozen again here.
+    Also a decorator (``contextmanager`` objects are)."""
+    try:
+        yield
+    except LogNotReplayable as exc:
+        game_freeze(game_id=exc.game_id, reason=exc.reason)
+        raise GameFrozen() from exc
+    except GameFrozen as exc:
+        if isinstance(exc.__cause__, LogNotReplayable):
+            game_freeze(game_id=exc.__cause__.game_id, reason=exc.__cause__.reason)
+        raise
+
+
 def _logged(submit: Callable[P, Submitted]) -> Callable[P, Submitted]:
     """One log line per submission, with the game id: "action applied" once the action has
     committed (an enclosing transaction that rolls back logs nothing), or "action rejected"
@@ -332,6 +378,7 @@ def _logged(submit: Callable[P, Submitted]) -> Callable[P, Submitted]:
 
 
 @_logged
+@frozen_on_bad_log()
 def action_submit(
     *,
     game_id: int,
@@ -347,6 +394,8 @@ def action_submit(
     nothing is applied. ``user``, when given, must hold the seat (bots and the deadline sweep
     pass None and act for the seat itself); ``seat`` None means the seat ``user`` holds (the
     game page's form: the seats are read here anyway). No such game: ``Game.DoesNotExist``.
+    A frozen game refuses every action (``GameFrozen``), and so does one whose log turns out
+    not to replay, which is then frozen.
     """
     with transaction.atomic():
         # one query for the game (locked) and its snapshot (not locked: written below only
@@ -354,6 +403,8 @@ def action_submit(
         game = (
             Game.objects.select_for_update(of=("self",)).select_related("snapshot").get(pk=game_id)
         )
+        if game.frozen:
+            raise GameFrozen()
         if game.status != GameStatus.RUNNING:
             if expected_seq is not None and expected_seq != game.seq:
                 raise GameMovedOn()

@@ -3,6 +3,7 @@
 A timeout goes down the same path as a move: lock the game row, check again that the deadline
 really passed (a move that arrived first has moved it), then let the engine's bot play the
 seat's turn through ``action_submit``. Two sweeps at once therefore apply one timeout.
+A frozen game (games.integrity) has no deadline that counts: the sweep passes it by.
 """
 
 from __future__ import annotations
@@ -16,7 +17,14 @@ from games.engine.bots import make_bot
 
 from . import clock, notify
 from .models import EventSource, Game, GameStatus, Seat
-from .services import TURN_FIELDS, action_submit, engine_state, game_finish_early
+from .services import (
+    TURN_FIELDS,
+    GameFrozen,
+    action_submit,
+    engine_state,
+    frozen_on_bad_log,
+    game_finish_early,
+)
 
 TIMEOUT_BOT = "greedy"
 MAX_TURN_ACTIONS = 50  # a turn is a handful of actions; a bound against any engine surprise
@@ -26,7 +34,7 @@ SWEEP_BATCH = 500
 def due_deadlines(now: datetime, limit: int = SWEEP_BATCH) -> list[int]:
     """Games whose deadline passed: an index range scan, proportional to the games due."""
     return list(
-        Game.objects.filter(status=GameStatus.RUNNING, deadline__lte=now)
+        Game.objects.filter(status=GameStatus.RUNNING, deadline__lte=now, frozen_at__isnull=True)
         .order_by("deadline")
         .values_list("pk", flat=True)[:limit]
     )
@@ -34,7 +42,7 @@ def due_deadlines(now: datetime, limit: int = SWEEP_BATCH) -> list[int]:
 
 def due_reminders(now: datetime, limit: int = SWEEP_BATCH) -> list[int]:
     return list(
-        Game.objects.filter(status=GameStatus.RUNNING, reminder_at__lte=now)
+        Game.objects.filter(status=GameStatus.RUNNING, reminder_at__lte=now, frozen_at__isnull=True)
         .order_by("reminder_at")
         .values_list("pk", flat=True)[:limit]
     )
@@ -45,7 +53,7 @@ def reminder_send(*, game_id: int, now: datetime | None = None) -> str:
     now = now or timezone.now()
     with transaction.atomic():
         game = Game.objects.select_for_update().get(pk=game_id)
-        if game.status != GameStatus.RUNNING or game.reminder_at is None:
+        if game.status != GameStatus.RUNNING or game.reminder_at is None or game.frozen:
             return "none"
         if game.reminder_at > now:
             return "not_due"
@@ -67,12 +75,22 @@ def timeout_apply(*, game_id: int, now: datetime | None = None) -> str:
     """Apply the timeout policy if the seat to move really ran out of time.
 
     Returns what happened: 'not_due', 'extended' (a vacation stopped the clock), 'played' (the
-    bot played the turn), 'retired' (too many timeouts in a row) or 'ended' (fewer than two
-    active seats are left, so the game ends).
+    bot played the turn), 'retired' (too many timeouts in a row), 'ended' (fewer than two
+    active seats are left, so the game ends) or 'frozen' (the game is frozen, or its log
+    turned out not to replay: nothing was applied, and the game is frozen now).
     """
-    now = now or timezone.now()
+    try:
+        with frozen_on_bad_log():
+            return _timeout_apply(game_id, now or timezone.now())
+    except GameFrozen:
+        return "frozen"
+
+
+def _timeout_apply(game_id: int, now: datetime) -> str:
     with transaction.atomic():
         game = Game.objects.select_for_update().get(pk=game_id)
+        if game.frozen:
+            return "frozen"
         if game.status != GameStatus.RUNNING or game.deadline is None or game.deadline > now:
             return "not_due"
         seat = Seat.objects.select_for_update().get(game=game, index=game.to_move)
@@ -135,12 +153,21 @@ MAX_PLAY_OUT_TURNS = 2_000
 
 def play_out(*, game_id: int) -> int:
     """End a game by the timeout policy: the timeout bot plays every remaining turn of every
-    seat (a tournament round's deadline has passed). Returns the turns played."""
+    seat (a tournament round's deadline has passed). Returns the turns played; a frozen game
+    (or one whose log turns out not to replay, frozen then) is left as it is: 0."""
+    try:
+        with frozen_on_bad_log():
+            return _play_out(game_id)
+    except GameFrozen:
+        return 0
+
+
+def _play_out(game_id: int) -> int:
     turns = 0
     with transaction.atomic():
         game = Game.objects.select_for_update().get(pk=game_id)
         for _ in range(MAX_PLAY_OUT_TURNS):
-            if game.status != GameStatus.RUNNING or game.to_move is None:
+            if game.status != GameStatus.RUNNING or game.to_move is None or game.frozen:
                 return turns
             seat = Seat.objects.get(game=game, index=game.to_move)
             _play_turn(game, seat, EventSource.TIMEOUT)

@@ -9,12 +9,16 @@ gunicorn (``gunicorn.conf.py``), the Celery worker and beat (``keltis_site.celer
 A JSON line has ``time`` (UTC, ISO 8601), ``level``, ``logger``, ``message``, ``process``, then
 the caller's extra fields (e.g. ``game_id``), ``task_id``/``task_name`` inside a Celery task,
 and ``exception`` with the traceback when there is one.
+
+The secrets some paths carry are masked in every line, whichever logger wrote it (gunicorn's
+access line, Django's "Bad Request: /t/…" warning, a traceback): see ``mask_secrets``.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import re
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
@@ -36,6 +40,27 @@ _ACCESS_FIELDS = {
     "h": "remote_addr",
     "a": "user_agent",
 }
+
+
+#: how many characters of a secret a log line keeps: enough to see which kind of link it was
+#: (an action token starts ".eJy", an unsubscribe token "Wz"), far too few to use one
+MASK_KEEP = 6
+#: paths whose next segment is a secret that works without a login: the signed tokens of emailed
+#: links (games/urls_email.py: /t/<token>/, /email/unsubscribe/<token>/) and allauth's emailed
+#: keys (address confirmation, password reset). tests/site/test_logging.py builds these paths
+#: with reverse(), so a route that moves fails there.
+_SEGMENT_CHAR = r"[^/?#\s\"'<>\\]"
+_SECRET_SEGMENT = re.compile(
+    r"(/(?:t|email/unsubscribe|accounts/confirm-email|accounts/password/reset/key)/)"
+    rf"({_SEGMENT_CHAR}{{{MASK_KEEP}}}){_SEGMENT_CHAR}+"
+)
+
+
+def mask_secrets(text: str) -> str:
+    """``text`` with each secret path segment cut to its first ``MASK_KEEP`` characters and
+    "…": /t/.eJyLjk…/ instead of a token that would act for its player. Applied to whole
+    formatted lines, so the message, every field and a traceback are covered alike."""
+    return _SECRET_SEGMENT.sub(lambda m: f"{m.group(1)}{m.group(2)}…", text)
 
 
 def extra_fields(record: logging.LogRecord) -> dict[str, Any]:
@@ -83,7 +108,7 @@ class JsonFormatter(logging.Formatter):
             entry["exception"] = self.formatException(record.exc_info)
         elif record.stack_info:
             entry["stack"] = self.formatStack(record.stack_info)
-        return json.dumps(entry, default=str, ensure_ascii=False)
+        return mask_secrets(json.dumps(entry, default=str, ensure_ascii=False))
 
 
 class PlainFormatter(logging.Formatter):
@@ -96,7 +121,7 @@ class PlainFormatter(logging.Formatter):
         line = super().format(record)
         fields = extra_fields(record)
         if not fields:
-            return line
+            return mask_secrets(line)
         head, sep, tail = line.partition("\n")  # a traceback stays below the fields
         pairs = " ".join(f"{key}={value}" for key, value in fields.items())
-        return f"{head} {pairs}{sep}{tail}"
+        return mask_secrets(f"{head} {pairs}{sep}{tail}")

@@ -8,6 +8,7 @@ environment or in an ``.env`` file next to manage.py (``.env.example`` documents
 variables already in the environment win over the file).
 """
 
+from email.utils import getaddresses
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -84,6 +85,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # Cache-Control: private, no-store on every page of a logged-in player (their hand...).
+    "keltis_site.private_pages.PrivatePagesMiddleware",
     "accounts.middleware.UserTimeZoneMiddleware",
     "accounts.middleware.UserLanguageMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
@@ -390,6 +393,15 @@ EMAIL_USE_SSL: bool = _email.get("EMAIL_USE_SSL", False)
 # worker (and the emails it claimed) or a sign-up request forever.
 EMAIL_TIMEOUT: int = env.int("EMAIL_TIMEOUT", default=20)
 DEFAULT_FROM_EMAIL: str = env.str("DEFAULT_FROM_EMAIL", default=f"{SITE_NAME} <noreply@localhost>")
+# Staff emailed when a game is frozen because its event log failed an integrity check
+# (games/integrity.py): comma-separated, "Name <address>" or the address alone. Empty: the
+# ERROR log line and the admin's "frozen" filter only. (Django's own error mails stay off:
+# LOGGING has no mail_admins handler.)
+ADMINS: list[tuple[str, str]] = [
+    (name or address, address) for name, address in getaddresses(env.list("ADMINS", default=[]))
+]
+SERVER_EMAIL: str = DEFAULT_FROM_EMAIL  # the sender of those emails
+EMAIL_SUBJECT_PREFIX = f"[{SITE_NAME}] "
 
 # Accounts: django-allauth. Players sign in with their email address and a password. Nobody
 # types a username: accounts.adapter makes a unique one from the display name, never from the

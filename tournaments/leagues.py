@@ -292,7 +292,10 @@ def _season_close(season_id: int, league_id: int, now: datetime) -> bool:
 
 def _decide_by_current_scores(game_id: int, now: datetime) -> None:
     game = Game.objects.select_for_update().get(pk=game_id)
-    if game.status == GameStatus.RUNNING:
+    if game.frozen:  # its log failed an integrity check: staff decide, not the season's end
+        log.warning("season end: game %s is frozen and left as it is", game_id,
+                    extra={"game_id": game_id})
+    elif game.status == GameStatus.RUNNING:
         game_finish_early(game, engine_state(game), now)
     elif game.status == GameStatus.OPEN:  # never left open by the matchmaker; be safe
         game.status = GameStatus.CANCELLED

@@ -23,12 +23,13 @@ from django.views.decorators.http import require_http_methods
 
 from accounts.models import EmailMode, User
 from accounts.services import email_unsubscribe
-from games import links, presenters, ratelimit, selectors
+from games import integrity, links, presenters, ratelimit, selectors
 from games.emails import linked_groups
 from games.error_messages import service_error_text
 from games.models import Game, Seat
 from games.services import (
     ActionRejected,
+    GameFrozen,
     GameMovedOn,
     GameNotRunning,
     GameServiceError,
@@ -82,6 +83,13 @@ REFUSALS: dict[str, tuple[Any, Any]] = {
     "illegal": (
         gettext_lazy("This move is not possible now"),
         gettext_lazy("The rules do not allow this move in the present position."),
+    ),
+    "frozen": (
+        gettext_lazy("This game is frozen"),
+        gettext_lazy(
+            "This game is frozen: its move record failed an integrity check; the staff have "
+            "been told."
+        ),
     ),
 }
 
@@ -169,6 +177,9 @@ def email_action(request: HttpRequest, token: str) -> HttpResponse:
         return _refused(request, error.code, game=game, link=link)
     if request.method != "POST":
         context = _position(game, link.seat)
+        if context["page"].unreplayable is not None:
+            integrity.freeze_if_unreplayable(context["page"].unreplayable)
+            return _refused(request, "frozen", game=game)
         context.update(
             mode="confirm",
             heading=_("Confirm your move"),
@@ -180,6 +191,8 @@ def email_action(request: HttpRequest, token: str) -> HttpResponse:
         result = action_submit(
             game_id=game.pk, seat=link.seat, action=link.action, expected_seq=link.seq
         )
+    except GameFrozen:
+        return _refused(request, "frozen", game=game)
     except GameMovedOn:
         return _refused(request, "used", game=game, link=link)
     except (NotYourTurn, GameNotRunning):

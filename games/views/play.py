@@ -20,14 +20,20 @@ from django.http import (
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
+from django.views.decorators.cache import cache_control
 from django.views.decorators.http import require_GET, require_POST
 
-from games import presenters, ratelimit, selectors
+from games import integrity, presenters, ratelimit, selectors
 from games.error_messages import service_error_text
 from games.models import Game
 from games.services import GameServiceError, NotYourSeat, action_submit
 
 TEXT = "text/plain; charset=utf-8"
+
+#: a game's pages show a player's own hand: neither a shared cache nor the browser's disk may
+#: keep them (keltis_site.private_pages does so for every page of a logged-in player; this
+#: covers the game's pages whoever asks)
+private_page = cache_control(private=True, no_store=True)
 
 
 def too_many_actions(request: HttpRequest) -> HttpResponse:
@@ -36,11 +42,13 @@ def too_many_actions(request: HttpRequest) -> HttpResponse:
     return render(request, "429.html", {"message": message}, status=429)
 
 
+@private_page
 @require_GET
 def game_detail(request: HttpRequest, game_id: int) -> HttpResponse:
     # the snapshot comes with the game: the page draws the position from it
     game = get_object_or_404(Game.objects.select_related("snapshot"), pk=game_id)
     page = selectors.game_page(game=game, user=request.user)
+    integrity.freeze_if_unreplayable(page.unreplayable)
     return render(request, "games/game.html", presenters.game_context(page))
 
 
@@ -88,10 +96,12 @@ def game_act(request: HttpRequest, game_id: int) -> HttpResponse:
     return HttpResponseRedirect(reverse("game_detail", args=[game_id]), status=303)
 
 
+@private_page
 @require_GET
 def game_history(request: HttpRequest, game_id: int) -> HttpResponse:
     game = get_object_or_404(Game, pk=game_id)
     page = selectors.game_history(game=game, step=request.GET.get("step"))
+    integrity.freeze_if_unreplayable(page.unreplayable)
     return render(request, "games/history.html", presenters.history_context(page))
 
 

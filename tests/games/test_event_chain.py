@@ -6,8 +6,7 @@ from __future__ import annotations
 import importlib
 import io
 import itertools
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -35,6 +34,7 @@ from games.event_chain import (
 from games.maintenance import verify_event_chains
 from games.models import AppendOnlyError, Event, Game, GameStatus
 from games.services import action_submit, engine_state, game_create, game_join
+from tests.games.tampering import raw_events
 
 pytestmark = pytest.mark.django_db
 
@@ -80,21 +80,6 @@ def run_verify(*args: Any) -> tuple[str, CommandError | None]:
     except CommandError as exc:
         return out.getvalue(), exc
     return out.getvalue(), None
-
-
-@contextmanager
-def raw_events() -> Iterator[Any]:
-    """A cursor that may change event rows as an intruder with database access would: on
-    PostgreSQL the append-only trigger is disabled for it (deferred FK checks fired first, as
-    ALTER TABLE requires) and enabled again afterwards."""
-    postgres = connection.vendor == "postgresql"
-    with transaction.atomic(), connection.cursor() as cursor:
-        if postgres:
-            cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
-            cursor.execute("ALTER TABLE games_event DISABLE TRIGGER games_event_append_only")
-        yield cursor
-        if postgres:
-            cursor.execute("ALTER TABLE games_event ENABLE TRIGGER games_event_append_only")
 
 
 def kinds_at(problems: list[Any]) -> set[tuple[int | None, str]]:

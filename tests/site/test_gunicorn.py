@@ -13,7 +13,11 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -121,7 +125,20 @@ def test_the_probe_fails_when_nothing_answers() -> None:
     assert said.startswith("no answer")
 
 
-def test_gunicorn_serves_the_site_and_writes_json_lines(tmp_path: Path) -> None:
+@dataclass
+class Served:
+    """A gunicorn run: its address and environment; its output once it has stopped."""
+
+    url: str
+    env: dict[str, str]
+    stdout: str = ""
+    stderr: str = ""
+
+
+@contextmanager
+def gunicorn(tmp_path: Path) -> Iterator[Served]:
+    """gunicorn as the image runs it (everything from gunicorn.conf.py), answering when this
+    yields; stopped with SIGTERM afterwards, its output then on the ``Served``."""
     port = free_port()
     env = production_env(
         tmp_path, GUNICORN_BIND=f"127.0.0.1:{port}", WEB_CONCURRENCY="1", HEALTH_TOKEN="t0ken"
@@ -134,44 +151,83 @@ def test_gunicorn_serves_the_site_and_writes_json_lines(tmp_path: Path) -> None:
         stderr=subprocess.PIPE,
         text=True,
     )
+    served = Served(f"http://127.0.0.1:{port}", env)
     try:
-        url = f"http://127.0.0.1:{port}/healthz"
         deadline = time.monotonic() + 60
-        said = ""
         while time.monotonic() < deadline and server.poll() is None:
-            healthy, said = healthcheck.check(url, "keltis.example")
+            _, said = healthcheck.check(f"{served.url}/healthz", "keltis.example")
             if not said.startswith("no answer"):
                 break
             time.sleep(0.2)
+        yield served
+    finally:
+        server.send_signal(signal.SIGTERM)
+        served.stdout, served.stderr = server.communicate(timeout=30)
+
+
+def test_gunicorn_serves_the_site_and_writes_json_lines(tmp_path: Path) -> None:
+    with gunicorn(tmp_path) as served:
+        url = f"{served.url}/healthz"
+        healthy, said = healthcheck.check(url, "keltis.example")
         # Django answered: no worker or sweep heartbeat in this lone process (degraded), but
         # it can serve, so the probe passes
         probe = subprocess.run(
             [sys.executable, "keltis_site/healthcheck.py"],
             cwd=REPO_ROOT,
-            env={**env, "HEALTHCHECK_URL": url},
+            env={**served.env, "HEALTHCHECK_URL": url},
             capture_output=True,
             text=True,
             timeout=30,
             check=False,
         )
-    finally:
-        server.send_signal(signal.SIGTERM)
-        stdout, stderr = server.communicate(timeout=30)
 
-    assert healthy, (said, stderr)
+    assert healthy, (said, served.stderr)
     assert json.loads(said) == {"status": "up"}  # the public sees up or down, no checks
     assert probe.returncode == 0
     said_to_probe = json.loads(probe.stdout)  # it has the token: every check
     assert said_to_probe["status"] == "degraded"
     assert said_to_probe["checks"]["worker"] == "no worker heartbeat recorded"
-    entries = [json.loads(line) for line in stdout.splitlines()]  # every line is JSON
+    entries = [json.loads(line) for line in served.stdout.splitlines()]  # every line is JSON
     loggers = {entry["logger"] for entry in entries}
     assert {"gunicorn.error", "gunicorn.access"} <= loggers
     access = [e for e in entries if e["logger"] == "gunicorn.access"]
     assert {(e["path"], e["status"]) for e in access} == {("/healthz", "200")}
-    assert "t0ken" not in stdout
+    assert "t0ken" not in served.stdout
     assert any(e["message"].startswith("Booting worker") for e in entries)
-    assert "Traceback" not in stderr
+    assert "Traceback" not in served.stderr
+
+
+class NoRedirect(urllib.request.HTTPRedirectHandler):
+    """A redirect is an answer to look at, not to follow."""
+
+    def redirect_request(self, *args: object, **kwargs: object) -> None:
+        return None
+
+
+def test_an_emailed_links_token_never_reaches_the_access_log_whole(tmp_path: Path) -> None:
+    """The token of an emailed link is in the path of its request (here answered by the
+    redirect to https) and in the referer of the next request; every line keeps its first
+    characters only. (Django's own "Bad Request" warning: tests/site/test_logging.py.)"""
+    token = "WzEsMCw0LDQsImRyYXcgZGVjayJd:1xWYDI:0b6Pyi3rsiMoMja229iR02WSf8eJGplRVlLbF0xDxqA"
+    direct = urllib.request.build_opener(urllib.request.ProxyHandler({}), NoRedirect)
+    with gunicorn(tmp_path) as served:
+        host = {"Host": "keltis.example"}
+        with pytest.raises(urllib.error.HTTPError) as redirected:
+            direct.open(urllib.request.Request(f"{served.url}/t/{token}/", headers=host))
+        referer = {**host, "Referer": f"https://keltis.example/t/{token}/"}
+        with direct.open(urllib.request.Request(f"{served.url}/healthz", headers=referer)) as up:
+            assert up.status == 200
+
+    assert redirected.value.code == 301
+    assert token[6:20] not in served.stdout + served.stderr
+    masked = f"/t/{token[:6]}…/"
+    access = [
+        entry
+        for entry in map(json.loads, served.stdout.splitlines())
+        if entry["logger"] == "gunicorn.access"
+    ]
+    assert (masked, "301") in {(e["path"], e["status"]) for e in access}
+    assert any(masked in e["message"] for e in access if e["path"] == "/healthz")  # referer
 
 
 def test_workers_collect_cycles_between_requests_not_during_them() -> None:

@@ -16,7 +16,12 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-from keltis_site.logging import JsonFormatter, PlainFormatter
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from games import links
+from keltis_site.logging import JsonFormatter, PlainFormatter, mask_secrets
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 OUR_VARIABLES = {"DEBUG", "SECRET_KEY", "LOG_LEVEL", "LOG_FORMAT", "DJANGO_SETTINGS_MODULE"}
@@ -71,6 +76,71 @@ def test_json_formatter_names_gunicorns_access_fields() -> None:
     assert (entry["method"], entry["path"], entry["status"]) == ("POST", "/games/3/act", "303")
     assert (entry["duration_ms"], entry["remote_addr"]) == (12, "10.0.0.1")
     assert "query" not in entry  # empty atoms are left out
+
+
+#: a token of each kind the emailed links carry, its signature changed (the site refuses it)
+BAD_ACTION_TOKEN = links.ActionLink(4, 1, 12, 13, "draw deck").token()[:-4] + "AAAA"
+BAD_UNSUBSCRIBE_TOKEN = links.unsubscribe_token(42)[:-4] + "AAAA"
+
+
+def secret_paths() -> dict[str, str]:
+    """Each route whose path holds a secret that acts without a login, built as the site
+    builds it, with the secret it holds."""
+    confirm, reset = "MQ:1uXYZ:k3yOfConfirmation", "set-password-key-0123"
+    return {
+        reverse("email_action", args=[BAD_ACTION_TOKEN]): BAD_ACTION_TOKEN,
+        reverse("email_unsubscribe", args=[BAD_UNSUBSCRIBE_TOKEN]): BAD_UNSUBSCRIBE_TOKEN,
+        reverse("account_confirm_email", args=[confirm]): confirm,
+        reverse(
+            "account_reset_password_from_key", kwargs={"uidb36": "4", "key": reset}
+        ): f"4-{reset}",
+    }
+
+
+def test_every_secret_in_a_path_is_cut_to_its_first_characters() -> None:
+    for path, secret in secret_paths().items():
+        line = mask_secrets(f'GET {path}?x=1 HTTP/1.1" 400 "https://keltis.example{path}"')
+        assert secret[6:] not in line, path
+        assert line.count(f"{secret[:6]}…/") == 2, line
+    for path in ("/games/3/act/", "/accounts/password/reset/key/done/", "/t/short/"):
+        assert mask_secrets(path) == path
+
+
+def test_gunicorns_access_line_masks_a_token_in_the_path_and_the_referer() -> None:
+    path = f"/t/{BAD_ACTION_TOKEN}/"
+    atoms = {
+        "m": "GET", "U": path, "r": f"GET {path} HTTP/1.1", "s": "400",
+        "f": f"https://keltis.example{path}", "h": "10.0.0.1",
+    }  # fmt: skip
+    rec = record('%(h)s "%(r)s" %(s)s "%(f)s"', (atoms,), name="gunicorn.access")
+
+    for line in (JsonFormatter().format(rec), PlainFormatter().format(rec)):
+        assert BAD_ACTION_TOKEN[6:] not in line
+    entry = json.loads(JsonFormatter().format(rec))
+    assert entry["path"] == f"/t/{BAD_ACTION_TOKEN[:6]}…/"
+    assert entry["message"].count(f"/t/{BAD_ACTION_TOKEN[:6]}…/") == 2
+
+
+@pytest.mark.django_db
+def test_a_bad_token_requests_log_lines_keep_only_its_first_characters(
+    client: Client, caplog: Any
+) -> None:
+    """Django's "Bad Request" warning names the path (and the request, as a field): through
+    either formatter the token is cut short."""
+    with caplog.at_level(logging.WARNING, logger="django.request"):
+        for path in list(secret_paths())[:2]:
+            assert client.get(path).status_code == 400
+
+    records = [r for r in caplog.records if r.name == "django.request"]
+    assert len(records) == 2
+    for rec, token in zip(records, (BAD_ACTION_TOKEN, BAD_UNSUBSCRIBE_TOKEN), strict=True):
+        assert token in rec.getMessage()  # what the formatters are given
+        json_line, plain_line = JsonFormatter().format(rec), PlainFormatter().format(rec)
+        for line in (json_line, plain_line):
+            assert token[6:] not in line
+        entry = json.loads(json_line)
+        assert entry["message"].startswith("Bad Request: /") and entry["message"].endswith("…/")
+        assert f"{token[:6]}…/" in entry["request"]
 
 
 def test_plain_formatter_appends_the_extra_fields() -> None:

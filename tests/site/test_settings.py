@@ -204,3 +204,32 @@ def test_the_site_url_follows_the_port_the_local_site_runs_on() -> None:
     # an operator's SITE_URL wins (a proxy in front of the site answers on another port)
     both = settings_with(PORT="8101", SITE_URL="https://keltis.example/")
     assert both["site_url"] == "https://keltis.example"
+
+
+def test_admins_who_hear_of_frozen_games_come_from_the_environment() -> None:
+    """ADMINS (games/integrity.py emails them): "Name <address>" or the address alone; their
+    emails come from DEFAULT_FROM_EMAIL. Unset: nobody."""
+    code = (
+        "import json; from django.conf import settings as s; "
+        "print(json.dumps([s.ADMINS, s.SERVER_EMAIL, s.EMAIL_SUBJECT_PREFIX]))"
+    )
+    base = {k: v for k, v in os.environ.items() if k not in (*OUR_VARIABLES, "ADMINS")}
+    base.update(DJANGO_SETTINGS_MODULE="keltis_site.settings", ENV_FILE="/nonexistent")
+
+    def admins(**environment: str) -> list[Any]:
+        result = subprocess.run(
+            [sys.executable, "-c", code], cwd=REPO_ROOT, env={**base, **environment},
+            capture_output=True, text=True, timeout=60, check=True,
+        )  # fmt: skip
+        values: list[Any] = json.loads(result.stdout)
+        return values
+
+    assert admins()[0] == []
+    assert admins(
+        ADMINS="Anna Staff <anna@keltis.example>, ops@keltis.example",
+        DEFAULT_FROM_EMAIL="Keltis <noreply@keltis.example>",
+    ) == [
+        [["Anna Staff", "anna@keltis.example"], ["ops@keltis.example", "ops@keltis.example"]],
+        "Keltis <noreply@keltis.example>",
+        "[Keltis by mail] ",
+    ]

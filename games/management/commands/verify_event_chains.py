@@ -13,8 +13,9 @@ class Command(BaseCommand):
     help = (
         "Recompute every game's event hash chain from its stored events and report each game "
         "whose log was changed: a missing seq, an event whose content differs from its hash, a "
-        "broken link, or a stored event count that differs from the game's. Exits with status 1 "
-        "when any chain is broken."
+        "broken link, or a stored event count that differs from the game's. A game with a broken "
+        "chain is frozen (no one acts in it until unfreeze_game). Exits with status 1 when any "
+        "chain is broken."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -29,6 +30,8 @@ class Command(BaseCommand):
             self.stdout.write(self.style.ERROR(f"game {game_id}: {len(problems)} problem(s)"))
             for problem in problems:
                 self.stdout.write(self.style.ERROR(f"  {problem}"))
+            state = "frozen now" if game_id in report.frozen else "frozen already"
+            self.stdout.write(self.style.ERROR(f"  game {game_id} is {state}"))
         self.stdout.write(
             f"checked {report.checked} game(s), {len(report.broken)} with a broken chain"
         )
