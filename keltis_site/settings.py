@@ -45,6 +45,7 @@ ALLOWED_HOSTS: list[str] = env.list(
 
 INSTALLED_APPS = [
     "keltis_site.apps.AdminConfig",  # django.contrib.admin, with a rate-limited login
+    "keltis_site.apps.SiteConfig",  # the project's deployment checks (keltis_site/checks.py)
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
