@@ -28,7 +28,9 @@ DEBUG: bool = env.bool("DEBUG", default=True)
 
 # What the embedded default keeps on this host's disk: the file queue of the Celery broker,
 # the file cache, the emails written as files and beat's schedule. Each host or process group
-# may have its own (production keeps none of these on disk: Redis, SMTP).
+# may have its own (production keeps none of these on disk: Redis, SMTP; only beat, which is
+# one, writes its schedule here). `check --deploy` warns of a cache, broker or email backend
+# that stays on one host (keltis_site/checks.py).
 VAR_DIR = Path(env.str("VAR_DIR", default=str(BASE_DIR / "var")))
 
 # An insecure key is only acceptable for local development; without DEBUG it must be set.
