@@ -27,14 +27,47 @@ from urllib.parse import urlsplit
 
 REPO = Path(__file__).resolve().parent.parent
 LOOPBACK = "127.0.0.1"
-#: the databases the benchmarks may drop and recreate
-BENCH_DATABASES = frozenset({"keltis_load", "keltis_fanout"})
+#: the databases the benchmarks may drop and recreate: keltis_load and keltis_fanout, or such a
+#: name with a word between (keltis_<name>_load), for a second copy beside someone else's run
+BENCH_DATABASE = re.compile(r"keltis_(?:[a-z0-9]+_)?(?:load|fanout)")
+
+#: the loopback ports the services started here take (``use_ports``); None: any free one
+_ports: range | None = None
+_ports_taken: set[int] = set()
+_ports_lock = threading.Lock()
+
+
+def use_ports(ports: range) -> None:
+    """Start every later service on a port of ``ports`` (on a machine shared by several
+    people, each keeps to their own range)."""
+    global _ports
+    _ports = ports
 
 
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind((LOOPBACK, 0))
-        return s.getsockname()[1]
+    """A loopback port nothing listens on: any, or the next of ``use_ports``'s range."""
+    if _ports is None:
+        with socket.socket() as s:
+            s.bind((LOOPBACK, 0))
+            return s.getsockname()[1]
+    with _ports_lock:
+        for port in _ports:
+            if port in _ports_taken:
+                continue
+            with socket.socket() as s:
+                try:
+                    s.bind((LOOPBACK, port))
+                except OSError:
+                    continue
+            _ports_taken.add(port)
+            return port
+    raise RuntimeError(f"no free port left in {_ports.start}-{_ports.stop - 1}")
+
+
+def parse_ports(text: str) -> range:
+    """``"7900-7999"`` → range(7900, 8000)."""
+    first, _, last = text.partition("-")
+    return range(int(first), int(last or first) + 1)
 
 
 def wait_until(check: Callable[[], Any], timeout: float, what: str, step: float = 0.1) -> Any:
@@ -71,8 +104,8 @@ def recreate_database(server: str, name: str) -> None:
     """Drop and create one of the benchmarks' own databases."""
     import psycopg
 
-    if name not in BENCH_DATABASES:
-        raise ValueError(f"refusing to drop {name!r}: only {sorted(BENCH_DATABASES)}")
+    if not BENCH_DATABASE.fullmatch(name):
+        raise ValueError(f"refusing to drop {name!r}: only {BENCH_DATABASE.pattern}")
     with psycopg.connect(pg_url(server, "postgres"), autocommit=True) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         conn.execute(f'CREATE DATABASE "{name}"')
@@ -178,6 +211,10 @@ class _CountingHandler:
         self.counter = counter
 
     async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
+        if self.counter.delay:
+            import asyncio
+
+            await asyncio.sleep(self.counter.delay)  # a slow mail server: sends overlap
         head = envelope.content.split(b"\r\n\r\n", 1)[0]
         found = _MESSAGE_ID.search(head)
         self.counter.record(
@@ -188,10 +225,12 @@ class _CountingHandler:
 
 class SmtpCounter:
     """An aiosmtpd server on loopback that keeps no message, only counts: per recipient, per
-    Message-ID (one per notification key, see games.emails) and SMTP connections."""
+    Message-ID (one per notification key, see games.emails) and SMTP connections. With
+    ``delay`` it answers each message that many seconds late."""
 
-    def __init__(self) -> None:
+    def __init__(self, delay: float = 0.0) -> None:
         self.port = free_port()
+        self.delay = delay
         self.lock = threading.Lock()
         self.recipients: Counter[str] = Counter()
         self.message_ids: Counter[str] = Counter()
@@ -301,6 +340,33 @@ class CeleryWorker:
     def cpu_seconds(self) -> float:
         """User and system CPU time so far of the worker and its pool's children (Linux)."""
         return 0.0 if self.proc is None else process_tree_cpu(self.proc.pid)
+
+    def stop(self) -> None:
+        stop_process(self.proc)
+        self.proc = None
+
+
+class CeleryBeat:
+    """``celery beat``: the one scheduler of the periodic tasks (settings.CELERY_BEAT_SCHEDULE).
+    Its schedule file goes under the VAR_DIR of ``env``."""
+
+    def __init__(self, env: dict[str, str], log: Path) -> None:
+        self.env = env
+        self.log = log
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> CeleryBeat:
+        self.log.write_text("")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "celery", "-A", "keltis_site", "beat", "--loglevel", "INFO"],
+            cwd=REPO, env=self.env, stdout=self.log.open("ab"), stderr=subprocess.STDOUT,
+        )
+        return self
+
+    def ready(self) -> bool:
+        if self.proc is not None and self.proc.poll() is not None:
+            raise RuntimeError(f"beat exited; see {self.log}")
+        return "beat: Starting..." in self.log.read_text()
 
     def stop(self) -> None:
         stop_process(self.proc)

@@ -1,47 +1,67 @@
-"""HTTP load test, run by hand: ``python bench/loadtest.py [--players N] [--games M]``.
+"""HTTP load test, run by hand: ``python bench/loadtest.py [--players N] [--games M]
+[--web W] [--workers K]``.
 
 Starts the real site on 127.0.0.1 (gunicorn when installed, else Django's threaded runserver)
-with production settings, on a fresh PostgreSQL database ``keltis_load``, a private Redis, one
-Celery worker and an SMTP server that counts. Creates N players and M games (both kinds, 2-4
+with production settings, on a fresh PostgreSQL database (``keltis_load``), a private Redis,
+Celery workers, one Celery beat and an SMTP server that counts. With ``--web W --workers K`` it
+starts W web servers and K workers as if each ran on a machine of its own: each has its own
+VAR_DIR (an empty folder of its own for the files the embedded default would keep on disk),
+and they share only what production shares: the database, Redis (broker and cache), the
+SECRET_KEY, SITE_URL and the mail server. Creates N players and M games (both kinds, 2-4
 players), then N simulated players (bench/players.py) play every game to its end through the
-pages, each in its own thread with its own session; some double-submit on purpose. Stops by
-itself at a request cap or a time cap.
+pages, each in its own thread with its own session; with several web servers each player's
+requests go to them in turn (``--spread alternate``, one request each) or each player keeps
+to one (``--spread stick``); some double-submit on purpose, the two tabs on two servers. Stops
+by itself at a request cap or a time cap.
 
 Checks: no unexpected status (5xx, 4xx, ...); every double submission had one winner and one
 "game moved on"; every accepted POST is exactly one event, events are contiguous, replay gives
-the snapshot; every game ended; every turn email sent arrived once. Prints requests/s and
-latency (median, p95) per kind of request. Exit status 1 when a check failed.
+the snapshot; every game ended; every turn email sent arrived once and none is left unsent;
+afterwards every web server's /healthz says "up" (it sees the heartbeats the workers and the
+sweep left), and once a player has logged out the session's old cookie logs in on no web
+server; no process wrote a file into its VAR_DIR (beat's schedule file aside, its own). Prints
+requests/s and latency (median, p95) per kind of request, requests per web server and tasks
+per worker. Exit status 1 when a check failed.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import tempfile
 import time
+import urllib.error
+import urllib.request
 from collections import Counter
 from contextlib import ExitStack, suppress
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.infra import (
+    CeleryBeat,
     CeleryWorker,
     PrivateRedis,
     SmtpCounter,
     WebServer,
     manage,
+    parse_ports,
     pg_url,
     process_tree_cpu,
     recreate_database,
     site_env,
     use_env,
+    use_ports,
     wait_until,
 )
 from bench.players import (
     Budget,
     Http,
     Ledger,
+    OutOfBudget,
+    Server,
     SimulatedPlayer,
     Stats,
     create_games,
@@ -52,8 +72,11 @@ from bench.players import (
 )
 
 DATABASE = "keltis_load"
+#: what beat may leave in its VAR_DIR: its own schedule (shelve may add a suffix)
+BEAT_FILES = "celerybeat-schedule"
 KINDS = ("keltis", "keltis-cards")
 PASSWORD = "load test pass phrase 7"
+HEALTH_TOKEN = "load-test-health-token"
 
 
 def tables(games: int) -> list[tuple[str, int]]:
@@ -77,11 +100,52 @@ def drain_emails(timeout: float) -> dict[str, int]:
     return {row["status"]: row["n"] for row in rows}
 
 
+def health(url: str) -> dict[str, Any]:
+    """What GET /healthz tells a bearer of HEALTH_TOKEN: the status and every check."""
+    request = urllib.request.Request(
+        f"{url}/healthz", headers={"Authorization": f"Bearer {HEALTH_TOKEN}"}
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            result: dict[str, Any] = json.load(answer)
+    except urllib.error.HTTPError as error:  # 503 carries the report too
+        result = json.load(error)
+    return result
+
+
+def all_up(urls: list[str], timeout: float) -> dict[str, dict[str, Any]]:
+    """Each web server's /healthz once every one says "up" (the heartbeats of worker and
+    sweep are in the shared cache), or what they said when ``timeout`` ran out: beat queues
+    its first deadline sweep a minute after it starts."""
+    said: dict[str, dict[str, Any]] = {}
+
+    def check() -> bool:
+        said.update({url: health(url) for url in urls})
+        return all(report.get("status") == "up" for report in said.values())
+
+    with suppress(TimeoutError):
+        wait_until(check, timeout, "every web server's /healthz to say up", step=2)
+    return said
+
+
+def written_files(folder: Path) -> list[str]:
+    """Every file under ``folder``, relative to it."""
+    return sorted(str(path.relative_to(folder)) for path in folder.rglob("*") if path.is_file())
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--players", type=int, default=12)
     parser.add_argument("--games", type=int, default=6)
-    parser.add_argument("--web-workers", type=int, default=2, help="gunicorn processes")
+    parser.add_argument("--web", type=int, default=1,
+                        help="web servers, each with its own VAR_DIR (as on its own machine)")
+    parser.add_argument("--workers", type=int, default=1,
+                        help="Celery workers, each with its own VAR_DIR")
+    parser.add_argument("--spread", choices=("alternate", "stick"), default="alternate",
+                        help="with several web servers: each request of a player to the next "
+                        "server, or each player to one server")
+    parser.add_argument("--web-workers", type=int, default=2,
+                        help="gunicorn processes per web server")
     parser.add_argument("--poll", type=float, default=2.0, help="mean seconds between polls")
     parser.add_argument("--double-every", type=int, default=20,
                         help="every Nth POST of a player is sent twice at once")
@@ -91,44 +155,81 @@ def main() -> int:
     parser.add_argument("--max-seconds", type=float, default=900)
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--pg", default="postgres://postgres@127.0.0.1:5432",
-                        help="PostgreSQL server (loopback); the database is keltis_load")
+                        help="PostgreSQL server (loopback)")
+    parser.add_argument("--database", default=DATABASE,
+                        help="the database to drop and create (keltis_load or keltis_NAME_load)")
+    parser.add_argument("--ports", type=parse_ports, default=None,
+                        help="loopback ports for the services started, e.g. 7900-7999 "
+                        "(default: any free one)")
     args = parser.parse_args()
     if args.players < 4:
         parser.error("at least 4 players (a game has up to 4)")
+    if args.web < 1 or args.workers < 1:
+        parser.error("at least one web server and one worker")
+    if args.ports is not None:
+        use_ports(args.ports)
 
     logs = Path(tempfile.mkdtemp(prefix="keltis-load-"))
-    print(f"logs in {logs}")
+    print(f"logs and VAR_DIRs in {logs}")
     with ExitStack() as stack:
         redis = PrivateRedis().start()
         stack.callback(redis.stop)
         smtp = SmtpCounter().start()
         stack.callback(smtp.stop)
-        recreate_database(args.pg, DATABASE)
-        web = WebServer({}, logs / "web.log", args.web_workers)
+        recreate_database(args.pg, args.database)
+        webs = [WebServer({}, logs / f"web{i + 1}.log", args.web_workers)
+                for i in range(args.web)]
         env = site_env(
-            database_url=pg_url(args.pg, DATABASE), broker_url=redis.url(0),
-            smtp_port=smtp.port, site_url=web.url,
+            database_url=pg_url(args.pg, args.database), broker_url=redis.url(0),
+            smtp_port=smtp.port,
+            # one public address for every host (a load balancer's): links in emails and
+            # their Message-IDs must not depend on the host that made them
+            site_url=webs[0].url,
             # shared by web processes and workers, as in production
-            CACHE_URL=redis.url(1),
+            CACHE_URL=f"rediscache://127.0.0.1:{redis.port}/1",
             # a simulated player acts far faster than the 60 a minute allowed a person
             ACTION_RATE_LIMIT="100000/m",
+            HEALTH_TOKEN=HEALTH_TOKEN,
         )
-        web.env = env
+        var_dirs: dict[str, Path] = {}
+
+        def host_env(name: str) -> dict[str, str]:
+            """``env`` with a VAR_DIR of the host's own: an empty folder nobody else sees."""
+            var_dirs[name] = logs / f"var-{name}"
+            var_dirs[name].mkdir()
+            return {**env, "VAR_DIR": str(var_dirs[name])}
+
+        use_env(host_env("bench"))  # this process too: it creates the players and the games
         manage(env, "migrate", "--noinput")
         manage(env, "collectstatic", "--noinput")  # DEBUG=False serves hashed names
-        worker = CeleryWorker("load", env, logs / "worker.log").start()
-        stack.callback(worker.stop)
-        web.start()
-        stack.callback(web.stop)
-        wait_until(worker.ready, 60, "the celery worker")
-        use_env(env)
+        workers = [
+            CeleryWorker(f"load{i + 1}", host_env(f"worker{i + 1}"),
+                         logs / f"worker{i + 1}.log").start()
+            for i in range(args.workers)
+        ]
+        for worker in workers:
+            stack.callback(worker.stop)
+        beat = CeleryBeat(host_env("beat"), logs / "beat.log").start()
+        stack.callback(beat.stop)
+        for i, web in enumerate(webs):
+            web.env = host_env(f"web{i + 1}")
+            web.start()
+            stack.callback(web.stop)
+        for worker in workers:
+            wait_until(worker.ready, 60, f"the celery worker {worker.name}")
+        wait_until(beat.ready, 60, "celery beat")
 
         setup_start = time.monotonic()
         users = create_players(
             args.players, "load", form_logins=args.form_logins, password=PASSWORD
         )
         game_ids = create_games(users, tables(args.games), args.seed)
-        print(f"server: {web.description}")
+        print(
+            f"{args.web} web server(s): {webs[0].description}; {args.workers} Celery "
+            f"worker(s) (solo pool); 1 beat; each with its own VAR_DIR"
+        )
+        if args.web > 1:
+            print(f"players' requests: {args.spread}")
         mix = Counter(tables(args.games))
         print(
             f"{args.players} players, {len(game_ids)} games "
@@ -139,9 +240,13 @@ def main() -> int:
         stats = Stats()
         budget = Budget(args.max_requests, args.max_seconds)
         ledger = Ledger()
+        urls = [web.url for web in webs]
         players = []
         for i, user in enumerate(users):
-            http = Http(web.url, stats, budget)
+            if args.spread == "stick":
+                http = Http(urls[i % len(urls)], stats, budget)
+            else:
+                http = Http(urls, stats, budget, first=i)
             if i < args.form_logins:
                 if not http.log_in(user.email, PASSWORD):
                     ledger.problem(f"{user.username}: the login form did not log in")
@@ -153,13 +258,28 @@ def main() -> int:
                     poll_seconds=args.poll, double_every=args.double_every,
                 )
             )
-        web_cpu = process_tree_cpu(web.pid)
+        web_cpu = [process_tree_cpu(web.pid) for web in webs]
+        worker_cpu = [worker.cpu_seconds() for worker in workers]
         stats.started = time.monotonic()
         run_players(players, stats)
-        web_cpu = process_tree_cpu(web.pid) - web_cpu
+        web_cpu = [process_tree_cpu(web.pid) - cpu for web, cpu in zip(webs, web_cpu, strict=True)]
 
         outbox = drain_emails(60)
+        # every host sees the heartbeats the workers left, and a session ended on one host is
+        # ended on all: its old cookie (a copy, as a thief's) logs in nowhere any more, which
+        # a host that kept the session in a cache of its own would still accept
+        healths = all_up(urls, 120)
+        with suppress(OutOfBudget):  # reported below as "stopped early"
+            for player in players:
+                copy = Http(urls, stats, budget, player.http.cookies)
+                if not player.http.log_out():
+                    ledger.problem(f"{player.name}: the logout button did not log out")
+                for _ in urls:  # the next server each time: every one of them
+                    if not copy.signed_out():
+                        ledger.problem(f"{player.name}: the session's cookie still logs in "
+                                       "after logging out")
         time.sleep(1)  # a doubled email would arrive after the last row was marked sent
+        worker_cpu = [w.cpu_seconds() - cpu for w, cpu in zip(workers, worker_cpu, strict=True)]
         problems = list(ledger.problems) + [f"unexpected answer: {u}" for u in stats.unexpected]
         if budget.exhausted:
             problems.append(f"stopped early: {budget.exhausted}")
@@ -169,20 +289,51 @@ def main() -> int:
             problems.append(f"emails received more than once: {sorted(doubled)[:5]}")
         if smtp.count != outbox.get("sent", 0):
             problems.append(f"{smtp.count} emails arrived, {outbox.get('sent', 0)} rows sent")
+        unsent = {status: n for status, n in outbox.items() if status not in ("sent", "skipped")}
+        if unsent:
+            problems.append(f"emails not sent: {unsent}")
+        for url, report in healths.items():
+            if report.get("status") != "up":
+                problems.append(f"{url}/healthz: {report}")
+        files = {name: written_files(folder) for name, folder in var_dirs.items()}
+        for name, written in files.items():
+            own = [f for f in written if not (name == "beat" and f.startswith(BEAT_FILES))]
+            if own:
+                problems.append(f"{name} wrote into its VAR_DIR: {own[:10]}")
 
         print()
         print("\n".join(stats.report()))
         print(f"statuses: {dict(sorted(stats.statuses().items()))}")
+        total_cpu = sum(web_cpu)
         print(
-            f"web server CPU: {web_cpu:.0f} s, {web_cpu / len(stats.samples) * 1000:.0f} ms "
+            f"web server CPU: {total_cpu:.0f} s, {total_cpu / len(stats.samples) * 1000:.0f} ms "
             f"per request (all processes; the machine has 2 cores)"
         )
+        if len(webs) > 1:
+            served = stats.servers()
+            print("requests per web server: " + ", ".join(
+                f"web{i + 1} {served[Server.of(web.url).host]} ({cpu:.0f} s CPU)"
+                for i, (web, cpu) in enumerate(zip(webs, web_cpu, strict=True))
+            ))
+        print("tasks per worker: " + ", ".join(
+            f"{w.name} {w.tasks_done()} ({cpu:.0f} s CPU)"
+            for w, cpu in zip(workers, worker_cpu, strict=True)
+        ))
         won = sum(1 for _, _, r in ledger.doubles if sorted(r) == ["moved on", "won"])
         print(
             f"actions accepted: {len(ledger.accepted)}; double submissions: "
             f"{len(ledger.doubles)}, of which {won} had exactly one winner and one 'moved on'"
         )
-        print(f"emails: outbox {outbox}, {smtp.count} arrived at the SMTP server")
+        print(
+            f"emails: outbox {outbox}, {smtp.count} arrived at the SMTP server, "
+            f"{len(smtp.message_ids)} distinct Message-IDs"
+        )
+        print("/healthz: " + ", ".join(
+            f"web{i + 1} {healths[url].get('status')}" for i, url in enumerate(urls)
+        ))
+        print("files written into the VAR_DIRs: " + ", ".join(
+            f"{name} {written or 'none'}" for name, written in files.items()
+        ))
         if problems:
             print(f"\nFAILED: {len(problems)} problems")
             for problem in problems[:40]:

@@ -33,6 +33,7 @@ MOVED_ON = "The game has moved on since this page was shown"
 #: what a request of each kind must answer; anything else is reported
 EXPECTED_STATUS = {
     "my games": 200, "game page": 200, "action": 303, "login page": 200, "login": 302,
+    "logout": 302, "signed out": 302,
 }
 
 
@@ -67,6 +68,7 @@ class Sample:
     kind: str
     status: int
     seconds: float
+    server: str = ""  # host:port of the web server that answered
 
 
 class Stats:
@@ -87,6 +89,10 @@ class Stats:
 
     def statuses(self) -> Counter[int]:
         return Counter(s.status for s in self.samples)
+
+    def servers(self) -> Counter[str]:
+        """Requests per web server."""
+        return Counter(s.server for s in self.samples)
 
     def report(self) -> list[str]:
         """Requests/s overall, and count, median, p95 and max latency per kind of request."""
@@ -121,28 +127,60 @@ class Response:
     body: str
 
 
+@dataclass(frozen=True)
+class Server:
+    """One web server's address (loopback only)."""
+
+    address: str
+    port: int
+    host: str  # the Host header: host:port as in the URL
+
+    @classmethod
+    def of(cls, base_url: str) -> Server:
+        parts = urlsplit(base_url)
+        return cls(loopback_address(parts.hostname or ""), parts.port or 80, parts.netloc)
+
+
 class Http:
     """One browser: its own cookies, one connection per request, loopback only.
+
+    Given several web servers (``base_url`` a list), its requests take them in turn, one
+    request each, starting at the ``first``: a load balancer that sends each request of a
+    session wherever it likes, so the session, the CSRF token, the messages and the rate
+    limits must hold across hosts.
 
     Cookies are kept by hand (name -> value), whatever their Secure flag: the benchmark runs
     the production settings (secure cookies) over plain http on loopback.
     """
 
     def __init__(
-        self, base_url: str, stats: Stats, budget: Budget, cookies: dict[str, str] | None = None
+        self, base_url: str | Sequence[str], stats: Stats, budget: Budget,
+        cookies: dict[str, str] | None = None, *, first: int = 0,
     ) -> None:
-        parts = urlsplit(base_url)
-        self.base_url = base_url
-        self.address = loopback_address(parts.hostname or "")
-        self.port = parts.port or 80
-        self.host = parts.netloc
+        self.base_urls = [base_url] if isinstance(base_url, str) else list(base_url)
+        self.servers = [Server.of(url) for url in self.base_urls]
         self.stats = stats
         self.budget = budget
         self.cookies = dict(cookies or {})
+        self._turn = first
 
-    def clone(self) -> Http:
-        """A second tab of the same browser: same session, its own messages."""
-        return Http(self.base_url, self.stats, self.budget, self.cookies)
+    def clone(self, ahead: int = 0) -> Http:
+        """A second tab of the same browser: same session, its own messages; its first request
+        goes to the server ``ahead`` places after this tab's next one."""
+        return Http(
+            self.base_urls, self.stats, self.budget, self.cookies, first=self._turn + ahead
+        )
+
+    def at(self, base_url: str) -> Http:
+        """The same browser (one cookie jar, shared) talking to another server only."""
+        other = Http(base_url, self.stats, self.budget)
+        other.cookies = self.cookies
+        return other
+
+    def _server(self) -> Server:
+        server = self.servers[self._turn % len(self.servers)]
+        self._turn += 1
+        return server
 
     def get(self, path: str, kind: str) -> Response:
         return self._request("GET", path, kind)
@@ -152,12 +190,13 @@ class Http:
 
     def _request(self, method: str, path: str, kind: str, body: str | None = None) -> Response:
         self.budget.take()
-        headers = {"Host": self.host, "Connection": "close"}
+        server = self._server()
+        headers = {"Host": server.host, "Connection": "close"}
         if self.cookies:
             headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
         if body is not None:
             headers["Content-Type"] = "application/x-www-form-urlencoded"
-        conn = http.client.HTTPConnection(self.address, self.port, timeout=120)
+        conn = http.client.HTTPConnection(server.address, server.port, timeout=120)
         start = time.perf_counter()
         try:
             conn.request(method, path, body=body, headers=headers)
@@ -169,7 +208,7 @@ class Http:
             location = raw.headers.get("Location", "")
         finally:
             conn.close()
-        self.stats.add(Sample(kind, raw.status, seconds), text)
+        self.stats.add(Sample(kind, raw.status, seconds, server.host), text)
         return Response(raw.status, location, text)
 
     def _keep_cookie(self, header: str) -> None:
@@ -189,6 +228,19 @@ class Http:
             {"csrfmiddlewaretoken": token, "login": email, "password": password},
         )
         return answer.status == 302
+
+    def log_out(self) -> bool:
+        """The header's logout button: a POST with the CSRF token of the page it is on."""
+        page = self.get("/games/mine/", "my games")
+        answer = self.post(
+            "/accounts/logout/", "logout", {"csrfmiddlewaretoken": Forms.parse(page.body).csrf}
+        )
+        return answer.status == 302
+
+    def signed_out(self) -> bool:
+        """"My games" sends this browser to the login page (the next server's answer)."""
+        answer = self.get("/games/mine/", "signed out")
+        return answer.status == 302 and "/accounts/login/" in answer.location
 
 
 # -- reading pages ---------------------------------------------------------------------------------
@@ -402,7 +454,7 @@ class SimulatedPlayer(threading.Thread):
     def submit_twice(self, game_id: int, form: ActionForm) -> Response | None:
         """Two tabs of this browser POST the same form at the same moment (a double click on
         a slow connection): exactly one must win, the other must hear the game moved on."""
-        tabs = [self.http.clone(), self.http.clone()]
+        tabs = [self.http.clone(), self.http.clone(ahead=1)]  # on two servers, if there are
         pages: list[Response | None] = [None, None]
         errors: list[BaseException] = []
         start = threading.Barrier(2)

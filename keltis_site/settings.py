@@ -38,7 +38,9 @@ LOCAL_SERVE: bool = env.bool("LOCAL_SERVE", default=False)
 
 # What the embedded default keeps on this host's disk: the file queue of the Celery broker,
 # the file cache, the emails written as files and beat's schedule. Each host or process group
-# may have its own (production keeps none of these on disk: Redis, SMTP).
+# may have its own (production keeps none of these on disk: Redis, SMTP; only beat, which is
+# one, writes its schedule here). `check --deploy` warns of a cache, broker or email backend
+# that stays on one host (keltis_site/checks.py).
 VAR_DIR = Path(env.str("VAR_DIR", default=str(BASE_DIR / "var")))
 
 # An insecure key is only acceptable for local development; without DEBUG it must be set.
@@ -59,6 +61,7 @@ ALLOWED_HOSTS: list[str] = env.list(
 
 INSTALLED_APPS = [
     "keltis_site.apps.AdminConfig",  # django.contrib.admin, with a rate-limited login
+    "keltis_site.apps.SiteConfig",  # the project's deployment checks (keltis_site/checks.py)
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",

@@ -34,7 +34,18 @@ OUR_VARIABLES = {
 }
 
 
-def production_env(tmp_path: Path, **extra: str) -> dict[str, str]:
+#: what production shares between its hosts (docker-compose.yml's services); `check` only
+#: reads the settings, it connects to none of them
+SHARED_SERVICES = {
+    "CACHE_URL": "rediscache://redis:6379/1",
+    "CELERY_BROKER_URL": "redis://redis:6379/0",
+    "EMAIL_URL": "smtp+tls://keltis:secret@mail.example:587",
+}
+
+
+def production_env(tmp_path: Path, *, shared: bool = True, **extra: str) -> dict[str, str]:
+    """Production settings; without ``shared`` on the embedded default's broker, cache and
+    email (files under VAR_DIR)."""
     # DJANGO_ALLOW_ASYNC_UNSAFE is a test-only switch (the browser tests set it): never deployed
     skip = {*OUR_VARIABLES, "DJANGO_ALLOW_ASYNC_UNSAFE"}
     env = {k: v for k, v in os.environ.items() if k not in skip}
@@ -46,7 +57,8 @@ def production_env(tmp_path: Path, **extra: str) -> dict[str, str]:
         SECRET_KEY=key,
         ALLOWED_HOSTS="example.org,testserver",
         DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}",
-        **extra,
+        VAR_DIR=str(tmp_path / "var"),
+        **{**(SHARED_SERVICES if shared else {}), **extra},
     )
     return env
 
@@ -70,6 +82,29 @@ def test_check_deploy_is_clean_under_production_settings(tmp_path: Path) -> None
     output = result.stdout + result.stderr
     assert "System check identified no issues" in output, output
     assert "WARNING" not in output
+
+
+def test_check_deploy_warns_of_state_kept_on_one_host(tmp_path: Path) -> None:
+    """The embedded default's broker queue, cache and emails live on this host: with more than
+    one web server or worker each would have its own (see tests/load/test_two_hosts.py)."""
+    result = run(["manage.py", "check", "--deploy"], production_env(tmp_path, shared=False))
+
+    output = result.stdout + result.stderr
+    assert result.returncode == 0, output  # warnings: the site runs, on one machine
+    assert "System check identified 3 issues" in output, output
+    cache = tmp_path / "var" / "cache"
+    assert f"(keltis_site.W001) CACHE_URL keeps the cache in files on this host ({cache})" in output
+    assert "(keltis_site.W002) CELERY_BROKER_URL filesystem:// keeps the task queue" in output
+    assert "(keltis_site.W003) EMAIL_URL sends no email, it writes them to files" in output
+
+
+def test_check_deploy_warns_of_a_cache_in_process_memory(tmp_path: Path) -> None:
+    env = production_env(tmp_path, CACHE_URL="locmemcache://")
+
+    output = run(["manage.py", "check", "--deploy"], env).stderr
+
+    assert "(keltis_site.W001) CACHE_URL keeps the cache in each process's memory" in output
+    assert "W002" not in output and "W003" not in output
 
 
 def test_check_deploy_is_clean_with_hsts_preload_and_behind_a_proxy(tmp_path: Path) -> None:
