@@ -18,9 +18,9 @@ from django.utils.translation import gettext_lazy, ngettext
 from games.engine.board_layouts import END_STONE, GOAL_FROM, STONE_VALUES
 from games.engine.cards import CARDS, CLOSING, COLOURS, NUMBER, POINT, card_sort_key
 
-from .listings import bank_text, days_per_move_text, duration_text, time_left_text
-from .models import EventSource, GameStatus
-from .selectors import EventInfo, GamePage, HistoryPage, SeatInfo
+from ..listings import bank_text, days_per_move_text, duration_text, time_left_text
+from ..models import EventSource, GameStatus
+from ..selectors import EventInfo, GamePage, HistoryPage, SeatInfo
 
 BOARD, CARD_GAME = "keltis", "keltis-cards"
 
