@@ -106,7 +106,7 @@ class TableView:
 
 
 def profile_url(username: str | None) -> str | None:
-    """The player's profile page, once the lobby's ``player_profile`` route exists."""
+    """The player's profile page (a route of tournaments, named here only by its URL name)."""
     if not username:
         return None
     try:
