@@ -6,7 +6,7 @@ functions that tests can call."""
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -154,6 +154,12 @@ def game_unfreeze(*, game_id: int) -> Game:
 
 
 # -- export a user's data -----------------------------------------------------------------------
+#: other apps' parts of a user's data, each a dict of top-level keys added after games' own;
+#: registered in their AppConfig.ready() (tournaments: ratings, leagues, tournament entries),
+#: so that games never imports the apps built on it
+USER_DATA_PARTS: list[Callable[[User], dict[str, Any]]] = []
+
+
 def find_user(username_or_email: str) -> User:
     """The user with this username, or with this (primary or secondary) email address."""
     from allauth.account.models import EmailAddress
@@ -213,14 +219,6 @@ def export_user_data(user: User) -> dict[str, Any]:
     another player's email address, or any game's setup (the hidden cards)."""
     from allauth.account.models import EmailAddress
 
-    from tournaments.models import (
-        LeagueMember,
-        Rating,
-        RatingChange,
-        TournamentGame,
-        TournamentPlayer,
-    )
-
     seats = list(
         Seat.objects.filter(user=user)
         .select_related("game")
@@ -239,7 +237,7 @@ def export_user_data(user: User) -> dict[str, Any]:
             .values_list("seq", "action", "source", "created_at")
         ]
         games.append(entry)
-    return {
+    data: dict[str, Any] = {
         "exported_at": _iso(timezone.now()),
         "profile": {
             "id": user.pk,
@@ -279,59 +277,14 @@ def export_user_data(user: User) -> dict[str, Any]:
             for v in user.vacations.order_by("starts_at")
         ],
         "games": games,
-        "ratings": [
-            {
-                "kind": r.kind,
-                "rating": r.rating,
-                "highest": r.highest,
-                "games": r.games,
-                "updated_at": _iso(r.updated_at),
-            }
-            for r in Rating.objects.filter(user=user).order_by("kind")
-        ],
-        "rating_history": [
-            {
-                "kind": c.kind,
-                "game": c.game_id,
-                "before": c.before,
-                "after": c.after,
-                "place": c.place,
-                "at": _iso(c.created_at),
-            }
-            for c in RatingChange.objects.filter(user=user).order_by("created_at", "pk")
-        ],
-        "league_memberships": [
-            {
-                "league": m.league.name,
-                "league_id": m.league_id,
-                "active": m.active,
-                "max_games": m.max_games,
-                "joined_at": _iso(m.joined_at),
-            }
-            for m in LeagueMember.objects.filter(user=user).select_related("league")
-        ],
-        "tournament_entries": [
-            {
-                "tournament": e.tournament.name,
-                "tournament_id": e.tournament_id,
-                "status": e.tournament.status,
-                "seed": e.seed,
-                "rating": e.rating,
-                "eliminated": e.eliminated,
-                "joined_at": _iso(e.joined_at),
-            }
-            for e in TournamentPlayer.objects.filter(user=user).select_related("tournament")
-        ],
-        "tournament_byes": [
-            {"round": t.round.number, "tournament_id": t.round.tournament_id}
-            for t in TournamentGame.objects.filter(bye=user).select_related("round")
-        ],
     }
+    for part in USER_DATA_PARTS:
+        data.update(part(user))
+    return data
 
 
 # -- demo data ----------------------------------------------------------------------------------
 DEMO_PASSWORD = "keltis-demo-play"
-DEMO_LEAGUE = "Demo league"
 DEMO_EMAIL_DOMAIN = "example.com"
 
 #: the games each demo player gets (kind, players, bots, actions to play; None = to the end)
@@ -346,11 +299,18 @@ DEMO_GAMES: list[tuple[str, int, tuple[str, ...], int | None]] = [
 @dataclass
 class DemoReport:
     users: list[str] = field(default_factory=list)
-    league: str | None = None
-    members: int = 0
+    #: other apps' parts, one line each for the command's report ("league created: ...")
+    notes: list[str] = field(default_factory=list)
+    #: whether those parts created anything
+    others_created: bool = False
     #: (game id, owner, status, actions played)
     games: list[tuple[int, str, str, int]] = field(default_factory=list)
     password_set: bool = False
+
+
+#: other apps' demo data, called with the demo users (after they exist, before their games) and
+#: the report to add to; registered in their AppConfig.ready() (tournaments: the demo league)
+DEMO_DATA_PARTS: list[Callable[[list[User], DemoReport], None]] = []
 
 
 @contextmanager
@@ -389,8 +349,6 @@ def create_demo_data(players: int = 6) -> DemoReport:
     Idempotent: existing demo users, the league, memberships and games are left as they are."""
     from allauth.account.models import EmailAddress
 
-    from tournaments.models import League, LeagueMember
-
     if players < 1:
         raise ValueError("At least one demo player is needed.")
     report = DemoReport()
@@ -416,14 +374,8 @@ def create_demo_data(players: int = 6) -> DemoReport:
                 )
         users.append(user)
 
-    league, created = League.objects.get_or_create(
-        name=DEMO_LEAGUE, defaults={"kind": GameKind.BOARD, "min_players": 2, "max_players": 4}
-    )
-    if created:
-        report.league = league.name
-    for user in users:
-        _, joined = LeagueMember.objects.get_or_create(league=league, user=user)
-        report.members += joined
+    for part in DEMO_DATA_PARTS:
+        part(users, report)
 
     with _without_after_commit_hooks():
         for index, user in enumerate(users):

@@ -1,8 +1,9 @@
-"""Routes of the lobby, game creation and joining, my games and player profiles."""
+"""Routes of the lobby, game creation and joining, my games and the rules (player profiles:
+``tournaments.urls_players``)."""
 
 from django.urls import path
 
-from games.views import lobby, players, rules
+from games.views import lobby, rules
 
 urlpatterns = [
     path("games/", lobby.lobby, name="lobby"),
@@ -10,7 +11,6 @@ urlpatterns = [
     path("games/mine/", lobby.my_games, name="my_games"),
     path("games/<int:game_id>/join/", lobby.join, name="game_join"),
     path("games/<int:game_id>/leave/", lobby.leave, name="game_leave"),
-    path("players/<str:username>/", players.profile, name="player_profile"),
     path("rules/", rules.rules_index, name="rules_index"),
     path("rules/<slug:kind>/", rules.rules, name="rules"),
 ]

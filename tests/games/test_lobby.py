@@ -415,7 +415,7 @@ def test_stylesheet_is_found_by_staticfiles() -> None:
         "games/lobby.html",
         "games/create.html",
         "games/my_games.html",
-        "players/profile.html",
+        "tournaments/players/profile.html",
     ],
 )
 def test_templates_have_no_inline_script_or_style(name: str) -> None:

@@ -1,4 +1,5 @@
-"""manage.py create_demo_data [--players N]: demo users, a league and bot games (idempotent)."""
+"""manage.py create_demo_data [--players N]: demo users, bot games and what other apps add for
+them (tournaments: a league), idempotent."""
 
 from __future__ import annotations
 
@@ -27,12 +28,12 @@ class Command(BaseCommand):
         out.write(f"users created: {len(report.users)}" + (
             f" ({', '.join(report.users)})" if report.users else ""
         ))
-        out.write(f"league created: {report.league or 'none (exists)'}")
-        out.write(f"league memberships created: {report.members}")
+        for note in report.notes:
+            out.write(note)
         out.write(f"games created: {len(report.games)}")
         for game_id, owner, status, moves in report.games:
             out.write(f"  game {game_id}: {owner}, {status}, {moves} actions")
         if report.password_set:
             out.write(self.style.WARNING(f"demo password: {DEMO_PASSWORD}"))
-        if not (report.users or report.league or report.members or report.games):
+        if not (report.users or report.others_created or report.games):
             out.write("nothing new: the demo data exists already")

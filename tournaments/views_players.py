@@ -1,4 +1,8 @@
-"""A player's public profile: the display name (never the email), games and results."""
+"""A player's public profile: the display name (never the email), games, results and ratings.
+
+It lives in tournaments, not games, as it combines the two: games' listings and the ratings
+computed from them (games never reads tournaments).
+"""
 
 from __future__ import annotations
 
@@ -7,7 +11,8 @@ from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_GET
 
 from games import listings
-from tournaments import rating_selectors  # ratings (tournaments app): the profile's ratings
+
+from . import rating_selectors
 
 
 @require_GET
@@ -15,13 +20,13 @@ def profile(request: HttpRequest, username: str) -> HttpResponse:
     player = get_object_or_404(listings.players(), username=username)
     return render(
         request,
-        "players/profile.html",
+        "tournaments/players/profile.html",
         {
             "player": player,
             "counts": listings.player_counts(user=player),
             "running_games": listings.user_running_games(user=player, viewer=request.user),
             "finished_games": listings.user_finished_games(user=player, viewer=request.user),
-            # ratings (tournaments app): current rating, history and chart per game
+            # current rating, history and chart per game
             "ratings": rating_selectors.player_ratings(player),
         },
     )

@@ -1,0 +1,81 @@
+"""The cards in words and as chips: a card's name, its coloured chip, the piles, the colours.
+
+The lowest module of the package: every other one names cards and colours through it.
+Every word a player reads goes through gettext.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
+from games.engine.cards import CARDS, CLOSING, NUMBER, POINT
+
+BOARD, CARD_GAME = "keltis", "keltis-cards"
+
+
+COLOUR_LABELS = {
+    "g": gettext_lazy("green"),
+    "y": gettext_lazy("yellow"),
+    "r": gettext_lazy("red"),
+    "p": gettext_lazy("pink"),
+    "b": gettext_lazy("blue"),
+}
+
+
+@dataclass(frozen=True)
+class CardChip:
+    """One card as drawn: a coloured chip with a short text, and its full name for readers."""
+
+    card: str
+    css: str
+    text: str
+    name: str
+
+
+def card_name(card: str) -> str:
+    """``r7`` → "red 7", ``rx`` → "red closing card", ``P7`` → "point card 7", ``W5`` → ..."""
+    info = CARDS.get(card)
+    if info is None:
+        return card
+    if info.kind == NUMBER:
+        return _("%(colour)s %(value)s") % {
+            "colour": COLOUR_LABELS[info.colour], "value": info.value
+        }
+    if info.kind == CLOSING:
+        return _("%(colour)s closing card") % {"colour": COLOUR_LABELS[info.colour]}
+    if info.kind == POINT:
+        return _("point card %(value)s") % {"value": info.value}
+    return _("wishing stone %(value)s") % {"value": info.value}
+
+
+def chip(card: str) -> CardChip:
+    info = CARDS.get(card)
+    if info is None:
+        return CardChip(card=card, css="kcard-unknown", text=card, name=card)
+    if info.kind == NUMBER:
+        css, text = f"kcard-{info.colour}", str(info.value)
+    elif info.kind == CLOSING:
+        css, text = f"kcard-{info.colour} kcard-closing", "\N{MULTIPLICATION SIGN}"
+    elif info.kind == POINT:
+        css, text = "kcard-P", str(info.value)
+    else:
+        css, text = "kcard-W", str(info.value)
+    return CardChip(card=card, css=css, text=text, name=card_name(card))
+
+
+def chips(cards: list[str] | None) -> list[CardChip]:
+    return [chip(card) for card in cards or []]
+
+
+def pile_label(key: str) -> str:
+    if key == "P":
+        return _("the point pile")
+    return _("the %(colour)s pile") % {"colour": colour_label(key)}
+
+
+def colour_label(key: str) -> str:
+    """A colour key in the reader's words (r: red); other keys as they are."""
+    return str(COLOUR_LABELS.get(key, key))

@@ -1,0 +1,113 @@
+"""The context of the game page and of the history page (the replay), built from the other
+modules; no database here: selectors hand over the page's reads.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from django.utils.translation import gettext as _
+
+from ..selectors import GamePage, HistoryPage, SeatInfo
+from .actions import action_groups
+from .board import Figure, SeatStyle, make_figure, seat_style
+from .cards import BOARD, chips
+from .clock import clock_info
+from .history import event_lines
+from .messages import end_reason_text, phase_text, results
+from .table import profile_url, table_view
+
+
+def game_context(page: GamePage, now: datetime | None = None) -> dict[str, Any]:
+    """Everything ``games/game.html`` draws (``now``: for the time left, default the clock)."""
+    game = page.game
+    kind = game.kind
+    names = [s.name for s in page.seats]
+    context: dict[str, Any] = {
+        "game": game,
+        "page": page,
+        "kind": kind,
+        "is_board": kind == BOARD,
+        "title": _("%(game)s #%(id)s") % {"game": game.get_kind_display(), "id": game.pk},
+        "seats": [(s, seat_style(s.index), profile_url(s.username)) for s in page.seats],
+        "legend": _legend(page.seats),
+        "frozen": page.frozen,
+    }
+    if page.started and page.view is None:  # a log that does not replay: its moves only
+        context["events"] = event_lines(kind, page.recent_events)
+    if not page.started or page.view is None:
+        return context
+    view = page.view
+    viewer = page.viewer_seat
+    hand = None
+    if viewer is not None:
+        hand = chips(view["players"][viewer].get("hand"))
+    to_move = page.to_move
+    context.update(
+        table=table_view(kind, view, page.seats, winners=page.winners),
+        hand=hand,
+        action_groups=action_groups(kind, page.legal, view) if page.legal else [],
+        my_turn=viewer is not None and to_move == viewer and not page.finished and not page.frozen,
+        to_move_name=names[to_move] if to_move is not None and to_move < len(names) else None,
+        phase_text=phase_text(kind, page.phase, view),
+        end_reason=end_reason_text(kind, view) if page.finished else "",
+        results=results(page.seats, page.scores, page.winners) if page.finished else [],
+        events=event_lines(kind, page.recent_events),
+        clock=clock_info(page, now),
+    )
+    return context
+
+
+def history_context(page: HistoryPage) -> dict[str, Any]:
+    """Everything ``games/history.html`` draws: the event list and the position at a step."""
+    game = page.game
+    kind = game.kind
+    events = event_lines(kind, page.events)
+    context: dict[str, Any] = {
+        "game": game,
+        "page": page,
+        "kind": kind,
+        "is_board": kind == BOARD,
+        "title": _("History of %(game)s #%(id)s") % {
+            "game": game.get_kind_display(), "id": game.pk
+        },
+        "events": events,
+        "legend": _legend(page.seats),
+        "step": page.step,
+        "last_step": page.last_step,
+        "prev_step": page.step - 1 if page.step > 0 else None,
+        "next_step": page.step + 1 if page.step < page.last_step else None,
+        "current_event": events[page.step - 1] if 0 < page.step <= len(events) else None,
+        "frozen": page.frozen,
+    }
+    if page.view is not None:
+        context["table"] = table_view(kind, page.view, page.seats, show_hands=page.shows_hands)
+        context["phase_text"] = phase_text(kind, page.view.get("phase"), page.view)
+        to_move = page.view.get("to_move")
+        names = [s.name for s in page.seats]
+        context["to_move_name"] = (
+            names[to_move] if to_move is not None and to_move < len(names) else None
+        )
+    return context
+
+
+@dataclass(frozen=True)
+class LegendEntry:
+    name: str
+    style: SeatStyle
+    small: Figure
+    big: Figure
+
+
+def _legend(seats: list[SeatInfo]) -> list[LegendEntry]:
+    return [
+        LegendEntry(
+            name=s.name,
+            style=seat_style(s.index),
+            small=make_figure(s.index, s.name, None, 0, False, 0, 0),
+            big=make_figure(s.index, s.name, None, 0, True, 0, 0),
+        )
+        for s in seats
+    ]
