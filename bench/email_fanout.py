@@ -54,7 +54,7 @@ def create_fixture(emails: int) -> list[int]:
     from django.utils import timezone
 
     from accounts.models import User
-    from games import services
+    from games import services, state
     from games.models import Game, Notification, NotificationKind, NotificationStatus
 
     users = User.objects.bulk_create(
@@ -78,7 +78,7 @@ def create_fixture(emails: int) -> list[int]:
                     for user in table[1:]:
                         services.game_join(game_id=game.pk, user=user)
                     game = Game.objects.select_for_update().get(pk=game.pk)
-                    services.game_finish_early(game, services.engine_state(game), timezone.now())
+                    services.game_finish_early(game, state.engine_state(game), timezone.now())
                     game_ids.append(game.pk)
             if len(game_ids) % 500 == 0:
                 print(f"  {len(game_ids)} games", flush=True)

@@ -17,12 +17,13 @@ from django.utils import timezone
 
 from accounts.models import EmailMode, User
 
-from . import clock, services
+from . import clock, services, state
 from .bot_play import bots_play
 from .event_chain import ChainProblem, verify_game_chain
 from .integrity import LogNotReplayable, chain_reason, game_freeze
 from .models import BotKind, Event, Game, GameKind, GameStatus, Notification, Seat, Snapshot
-from .services import action_submit, game_create, snapshot_rebuild
+from .services import action_submit, game_create
+from .state import snapshot_rebuild
 
 
 # -- rebuild snapshots --------------------------------------------------------------------------
@@ -374,7 +375,7 @@ def _advance(game: Game, person: User, target: int | None, rng: random.Random) -
             break
         seat = Seat.objects.get(game=game, index=game.to_move)
         if seat.user_id == person.pk:
-            action = rng.choice(services.engine_state(game).legal())
+            action = rng.choice(state.engine_state(game).legal())
             action_submit(
                 game_id=game.pk, seat=seat.index, action=action, expected_seq=game.seq, user=person
             )

@@ -17,14 +17,8 @@ from games.engine.bots import make_bot
 
 from . import clock, notify
 from .models import EventSource, Game, GameStatus, Seat
-from .services import (
-    TURN_FIELDS,
-    GameFrozen,
-    action_submit,
-    engine_state,
-    frozen_on_bad_log,
-    game_finish_early,
-)
+from .services import TURN_FIELDS, GameFrozen, action_submit, frozen_on_bad_log, game_finish_early
+from .state import engine_state
 
 TIMEOUT_BOT = "greedy"
 MAX_TURN_ACTIONS = 50  # a turn is a handful of actions; a bound against any engine surprise

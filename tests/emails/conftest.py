@@ -25,14 +25,8 @@ from accounts.models import User
 from games.engine import game_class
 from games.engine.bots import RandomBot
 from games.models import Game, GameStatus, Notification, NotificationKind
-from games.services import (
-    action_submit,
-    engine_state,
-    game_create,
-    game_finish_early,
-    game_join,
-    snapshot_rebuild,
-)
+from games.services import action_submit, game_create, game_finish_early, game_join
+from games.state import engine_state, snapshot_rebuild
 
 SITE = "https://keltis.example"
 #: the seat-0 player's hand (reds, greens, yellows) and the seat-1 player's (blues, pinks):

@@ -16,7 +16,8 @@ from games import links, presenters
 from games.emails import send_notification
 from games.engine.bots import RandomBot
 from games.models import Event, Game, GameStatus
-from games.services import action_submit, engine_state
+from games.services import action_submit
+from games.state import engine_state
 from tests.emails.conftest import (
     HAND_1,
     Table,

@@ -15,7 +15,8 @@ from accounts.models import EmailMode
 from games import presenters
 from games.emails import send_notification
 from games.models import EventSource, Game, GameStatus, NotificationKind, Seat
-from games.services import action_submit, engine_state
+from games.services import action_submit
+from games.state import engine_state
 from tests.emails.conftest import (
     HAND_0,
     HAND_1,

@@ -23,7 +23,8 @@ from games.models import (
     NotificationKind,
     Seat,
 )
-from games.services import action_submit, engine_state, game_create, game_join
+from games.services import action_submit, game_create, game_join
+from games.state import engine_state
 
 pytestmark = pytest.mark.django_db
 

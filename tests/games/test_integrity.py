@@ -29,14 +29,8 @@ from games.engine.bots import RandomBot
 from games.integrity import game_freeze
 from games.maintenance import StillBroken, game_unfreeze, rebuild_snapshots, verify_event_chains
 from games.models import Event, Game, GameStatus, Notification, NotificationKind, Snapshot
-from games.services import (
-    GameFrozen,
-    action_submit,
-    engine_replay,
-    engine_state,
-    game_create,
-    game_join,
-)
+from games.services import GameFrozen, action_submit, game_create, game_join
+from games.state import engine_replay, engine_state
 from tests.games.tampering import forge_event, set_action
 from tournaments.leagues import league_join, matchmaker_pass, seasons_close_due
 from tournaments.models import League, Season

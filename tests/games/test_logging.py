@@ -16,14 +16,8 @@ from django.db import transaction
 
 from games import notify, tasks
 from games.models import EventSource, Game, Notification
-from games.services import (
-    ActionRejected,
-    NotYourTurn,
-    action_submit,
-    engine_state,
-    game_create,
-    game_join,
-)
+from games.services import ActionRejected, NotYourTurn, action_submit, game_create, game_join
+from games.state import engine_state
 from keltis_site.logging import JsonFormatter
 from tests.games.test_deadlines import START, duel
 

@@ -21,12 +21,10 @@ from games.services import (
     NotYourSeat,
     NotYourTurn,
     action_submit,
-    engine_replay,
-    engine_state,
     game_create,
     game_join,
-    snapshot_rebuild,
 )
+from games.state import engine_replay, engine_state, snapshot_rebuild
 
 pytestmark = pytest.mark.django_db
 

@@ -15,7 +15,7 @@ from django.urls import reverse
 
 from games import links, presenters
 from games.models import Event, Game, GameStatus
-from games.services import engine_state
+from games.state import engine_state
 from tests.games.test_play_pages import (
     act_url,
     cards_markup,

@@ -12,7 +12,8 @@ from django.urls import reverse
 
 from games import links
 from games.models import Game
-from games.services import engine_state, game_create, game_join
+from games.services import game_create, game_join
+from games.state import engine_state
 
 pytestmark = pytest.mark.django_db
 
