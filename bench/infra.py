@@ -188,7 +188,7 @@ class _CountingHandler:
 
 class SmtpCounter:
     """An aiosmtpd server on loopback that keeps no message, only counts: per recipient, per
-    Message-ID (one per notification key, see games.emails) and SMTP connections."""
+    Message-ID (one per notification key, see notifications.emails) and SMTP connections."""
 
     def __init__(self) -> None:
         self.port = free_port()

@@ -509,7 +509,8 @@ def advance(game_id: int, *, leave: int, seed: int) -> int:
     from django.db import transaction
 
     from games import services, state
-    from games.models import Game, Notification, NotificationStatus
+    from games.models import Game
+    from notifications.models import Notification, NotificationStatus
 
     game = Game.objects.get(pk=game_id)
     engine = state.engine_state(game)

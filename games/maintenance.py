@@ -6,7 +6,7 @@ functions that tests can call."""
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,7 +21,7 @@ from . import clock, services, state
 from .bot_play import bots_play
 from .event_chain import ChainProblem, verify_game_chain
 from .integrity import LogNotReplayable, chain_reason, game_freeze
-from .models import BotKind, Event, Game, GameKind, GameStatus, Notification, Seat, Snapshot
+from .models import BotKind, Event, Game, GameKind, GameStatus, Seat, Snapshot
 from .services import action_submit, game_create
 from .state import snapshot_rebuild
 
@@ -209,6 +209,11 @@ def _game_public(game: Game, own_seat: Seat) -> dict[str, Any]:
     }
 
 
+#: more of a user's data held by other apps (games does not import them): each gives a section
+#: name and its JSON-ready data; an app registers its own in its ``AppConfig.ready()``
+USER_DATA_SECTIONS: dict[str, Callable[[User], Any]] = {}
+
+
 def export_user_data(user: User) -> dict[str, Any]:
     """Everything the site holds about ``user``, as JSON-ready data: never the password hash,
     another player's email address, or any game's setup (the hidden cards)."""
@@ -240,7 +245,7 @@ def export_user_data(user: User) -> dict[str, Any]:
             .values_list("seq", "action", "source", "created_at")
         ]
         games.append(entry)
-    return {
+    data = {
         "exported_at": _iso(timezone.now()),
         "profile": {
             "id": user.pk,
@@ -265,16 +270,6 @@ def export_user_data(user: User) -> dict[str, Any]:
             "email_mode": user.email_mode,
             "digest_hour": user.digest_hour,
         },
-        "notifications": [
-            {
-                "kind": n.kind,
-                "game": n.game_id,
-                "status": n.status,
-                "created_at": _iso(n.created_at),
-                "sent_at": _iso(n.sent_at),
-            }
-            for n in Notification.objects.filter(user=user).order_by("created_at", "pk")
-        ],
         "vacations": [
             {"starts_at": _iso(v.starts_at), "ends_at": _iso(v.ends_at)}
             for v in user.vacations.order_by("starts_at")
@@ -328,6 +323,9 @@ def export_user_data(user: User) -> dict[str, Any]:
             for t in TournamentGame.objects.filter(bye=user).select_related("round")
         ],
     }
+    for section, read in USER_DATA_SECTIONS.items():
+        data[section] = read(user)
+    return data
 
 
 # -- demo data ----------------------------------------------------------------------------------

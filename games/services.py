@@ -1,8 +1,9 @@
 """Writes to games: create, join, and the one path every action takes (people, bots, timeouts).
 
 ``action_submit`` locks the game row, checks seat, turn and legality against the engine, appends
-the event, moves the snapshot on and finishes the game, all in one transaction; whatever must
-happen next (bots, emails) is queued only once that transaction has committed.
+the event, moves the snapshot on and finishes the game, all in one transaction; what became due
+(a turn, the game's end) is told to ``games.due``'s listeners inside it, and whatever must happen
+next (bots, emails) is queued only once that transaction has committed.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from django.utils.translation import gettext_lazy as _
 from games.engine import Game as EngineGame
 from games.engine import IllegalAction, RecordError, game_class
 
-from . import clock, creation_limits, notify
+from . import clock, creation_limits, due
 from .after_response import call_after_response
 from .integrity import LogNotReplayable, game_freeze
 from .models import BotKind, Event, EventSource, Game, GameStatus, Seat, Snapshot
@@ -36,7 +37,7 @@ from .state import engine_start, engine_state
 log = logging.getLogger(__name__)
 
 #: called with (game_id, seq, automatic_next) once a game start, or an action that passed the
-#: turn, has committed; tasks.py registers
+#: turn, has committed: games.tasks registers the bots' wake-up, notifications its delivery
 AFTER_COMMIT_HOOKS: list[Callable[[int, int, bool | None], None]] = []
 #: called with the game id once a finished game has committed (ratings, standings, rounds)
 FINISHED_HOOKS: list[Callable[[int], None]] = []
@@ -246,7 +247,7 @@ def _begin_turn(game: Game, now: Any, seat: Seat | None = None) -> None:
     game.turn_seq = game.seq
     game.deadline = clock.seat_deadline(game, seat, now)
     game.reminder_at = clock.next_reminder(game.deadline, now)
-    notify.turn_began(game, seat)
+    due.turn_began(game, seat)
 
 
 def _end_turn(game: Game, seat: Seat, now: Any) -> None:
@@ -427,7 +428,7 @@ def _finish(game: Game, scores: list[int], now: Any) -> None:
         seat.score = scores[seat.index]
         seat.place = 1 + sum(1 for other in seats if rank_key(other) < rank_key(seat))
         seat.save(update_fields=["score", "place"])
-    notify.game_finished(game)
+    due.game_finished(game)
     for hook in FINISHED_HOOKS:
         transaction.on_commit(lambda hook=hook: call_after_response(hook, game.pk))
 

@@ -1,4 +1,5 @@
-"""The outbox of emails: which notifications an event makes due, and their delivery.
+"""The channels' one outbox (email is its first sender): which notifications an event makes
+due, and their delivery.
 
 Rows are created inside the transaction that made them due (so they exist exactly when the
 move does) and delivered after commit by a task; a periodic sweep delivers whatever a dead
@@ -47,15 +48,11 @@ from django.db.models import Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
+from games.models import Game, Seat
+from games.selectors import GameReads
+
 from . import emails  # called through the module: tests replace emails.send_notification
-from .models import (
-    Game,
-    Notification,
-    NotificationKind,
-    NotificationStatus,
-    Seat,
-)
-from .selectors import GameReads
+from .models import Notification, NotificationKind, NotificationStatus
 
 log = logging.getLogger(__name__)
 
