@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from django.contrib.contenttypes.models import ContentType
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
@@ -36,8 +37,13 @@ def test_a_notification_stored_before_the_move_is_read_after_it() -> None:
         key="turn:1:0:0", kind="turn", user_id=user.pk, game_id=game.pk, seat=0, seq=0
     )
     assert Notification._meta.db_table == old_model._meta.db_table
+    # a database made before the move knows the model's content type under games only
+    ContentType.objects.filter(app_label="notifications", model="notification").delete()
+    old_type, _ = ContentType.objects.get_or_create(app_label="games", model="notification")
 
     new = _migrate(AFTER)
     row = new.get_model("notifications", "Notification").objects.get()
     assert (row.key, row.kind, row.user_id, row.game_id) == ("turn:1:0:0", "turn", user.pk, game.pk)
     assert Notification.objects.get().key == "turn:1:0:0"  # the app's own model reads it
+    # its content type (and so the staff's permissions and admin log entries) moved along
+    assert ContentType.objects.get(pk=old_type.pk).app_label == "notifications"
