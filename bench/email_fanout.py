@@ -2,7 +2,7 @@
 
 The scenario: a league season closes and its running 4-player games are decided by their
 current scores (``game_finish_early``, the season close's own call): each queues a "game over"
-email for its four players in the outbox (``notify.game_finished``), 10,000 emails to 10,000
+email for its four players in the outbox (``outbox.game_finished``), 10,000 emails to 10,000
 players. Sending is queued the way every committed action queues it: one
 ``deliver_game_notifications`` task per game. Two Celery worker processes (solo pool) on a
 private Redis take them and send through SMTP to a counting aiosmtpd server on loopback; the
@@ -54,8 +54,9 @@ def create_fixture(emails: int) -> list[int]:
     from django.utils import timezone
 
     from accounts.models import User
-    from games import services
-    from games.models import Game, Notification, NotificationKind, NotificationStatus
+    from games import services, state
+    from games.models import Game
+    from notifications.models import Notification, NotificationKind, NotificationStatus
 
     users = User.objects.bulk_create(
         User(
@@ -78,7 +79,7 @@ def create_fixture(emails: int) -> list[int]:
                     for user in table[1:]:
                         services.game_join(game_id=game.pk, user=user)
                     game = Game.objects.select_for_update().get(pk=game.pk)
-                    services.game_finish_early(game, services.engine_state(game), timezone.now())
+                    services.game_finish_early(game, state.engine_state(game), timezone.now())
                     game_ids.append(game.pk)
             if len(game_ids) % 500 == 0:
                 print(f"  {len(game_ids)} games", flush=True)
@@ -95,7 +96,8 @@ def reuse_fixture(emails: int) -> list[int] | None:
     """The previous run's games, their "game over" rows queued again; None if it differs."""
     from django.utils import timezone
 
-    from games.models import Game, Notification, NotificationKind, NotificationStatus
+    from games.models import Game
+    from notifications.models import Notification, NotificationKind, NotificationStatus
 
     rows = Notification.objects.filter(kind=NotificationKind.FINISHED)
     if rows.count() != emails or Notification.objects.exclude(
@@ -166,7 +168,7 @@ def main() -> int:
             args.timeout, "the workers to be idle", step=0.5,
         )
 
-        from games.tasks import deliver_game_notifications
+        from notifications.tasks import deliver_game_notifications
 
         cpu_before = [w.cpu_seconds() for w in workers]
         start = time.monotonic()
@@ -187,7 +189,7 @@ def report(
 ) -> int:
     from django.db.models import Count
 
-    from games.models import Notification, NotificationKind
+    from notifications.models import Notification, NotificationKind
 
     rows = Notification.objects.filter(kind=NotificationKind.FINISHED)
     by_status = {r["status"]: r["n"] for r in rows.values("status").annotate(n=Count("pk"))}

@@ -225,7 +225,7 @@ class _CountingHandler:
 
 class SmtpCounter:
     """An aiosmtpd server on loopback that keeps no message, only counts: per recipient, per
-    Message-ID (one per notification key, see games.emails) and SMTP connections. With
+    Message-ID (one per notification key, see notifications.emails) and SMTP connections. With
     ``delay`` it answers each message that many seconds late."""
 
     def __init__(self, delay: float = 0.0) -> None:

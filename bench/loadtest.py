@@ -88,7 +88,7 @@ def drain_emails(timeout: float) -> dict[str, int]:
     """Wait until the worker has dealt with every queued email; the outbox by status."""
     from django.db.models import Count
 
-    from games.models import Notification, NotificationStatus
+    from notifications.models import Notification, NotificationStatus
 
     pending = (NotificationStatus.QUEUED, NotificationStatus.SENDING)
     with suppress(TimeoutError):  # reported below: the rows left queued are counted

@@ -560,11 +560,12 @@ def advance(game_id: int, *, leave: int, seed: int) -> int:
     are long over. Returns the game's seq afterwards."""
     from django.db import transaction
 
-    from games import services
-    from games.models import Game, Notification, NotificationStatus
+    from games import services, state
+    from games.models import Game
+    from notifications.models import Notification, NotificationStatus
 
     game = Game.objects.get(pk=game_id)
-    engine = services.engine_state(game)
+    engine = state.engine_state(game)
     bot = PageBot(seed)
     planned: list[tuple[int, str]] = []
     while engine.to_move is not None:
@@ -601,7 +602,7 @@ def verify(
     the seats' scores.
     """
     from games.models import Event, Game, GameStatus, Seat, Snapshot
-    from games.services import engine_replay
+    from games.state import engine_replay
 
     problems: list[str] = []
     accepted: dict[tuple[int, int], list[Accepted]] = defaultdict(list)

@@ -742,7 +742,7 @@ def running_ids(rng: random.Random, n: int) -> list[int]:
 def turn_of(game_id: int) -> tuple[Any, Any, str]:
     """The game, the user to move and the greedy bot's action for them (not timed)."""
     from games.models import Game, Seat
-    from games.services import engine_state
+    from games.state import engine_state
 
     game = Game.objects.get(pk=game_id)
     seat = Seat.objects.select_related("user").get(game=game, index=game.to_move)

@@ -5,8 +5,8 @@ can change only a game's pace, and never touches events (append-only) or snapsho
 The hidden deal (``Game.setup``) never appears in a list; the detail view, staff-only like the
 whole admin, shows it read-only, with the result of checking the game's event hash chain.
 Games frozen after a failed integrity check (games.integrity) are listed by a filter, and
-unfrozen by an action that checks their log again first. The email outbox is listed for its
-failures, which staff can queue again.
+unfrozen by an action that checks their log again first. (The email outbox's admin is in
+notifications.admin.)
 """
 
 from __future__ import annotations
@@ -18,15 +18,13 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils.html import format_html_join
 from django.utils.safestring import SafeString
-from django.utils.text import Truncator
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
-from . import notify
 from .event_chain import verify_game_chain
 from .integrity import chain_reason, game_freeze
 from .maintenance import StillBroken, game_unfreeze
-from .models import Event, Game, Notification, Seat, Snapshot
+from .models import Event, Game, Seat, Snapshot
 
 
 class ViewOnlyMixin:
@@ -186,37 +184,3 @@ class SnapshotAdmin(ViewOnlyMixin, admin.ModelAdmin):
 
     def get_queryset(self, request: HttpRequest) -> Any:
         return super().get_queryset(request).defer("data")  # loaded only where shown
-
-
-@admin.register(Notification)
-class NotificationAdmin(admin.ModelAdmin):
-    """The email outbox: staff see the emails given up for good (status "failed") with their
-    last error, and queue them again once the cause is mended. Rows are never edited, added
-    or deleted here: a row's key is what keeps an email from being sent twice."""
-
-    list_display = (
-        "id", "kind", "user", "game", "status", "attempts", "created_at", "failed_at", "error",
-    )  # fmt: skip
-    list_filter = ("status", "kind", "failed_at")
-    list_select_related = ("user", "game")
-    search_fields = ("=game__id", "user__username", "user__email", "key")
-    date_hierarchy = "created_at"
-    ordering = ("-created_at",)
-    readonly_fields = tuple(f.name for f in Notification._meta.fields)
-    actions = ("requeue",)
-
-    @admin.display(description=_("last error"))
-    def error(self, obj: Notification) -> str:
-        return Truncator(obj.last_error).chars(120)
-
-    @admin.action(description=_("Queue the selected failed emails again"), permissions=["change"])
-    def requeue(self, request: HttpRequest, queryset: Any) -> None:
-        count = notify.requeue(queryset.values_list("pk", flat=True))
-        message = gettext("Failed emails queued again: %(count)d.") % {"count": count}
-        self.message_user(request, message)
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Notification | None = None) -> bool:
-        return False

@@ -11,14 +11,8 @@ from django.db.models import F, Q
 from games.engine.bots import make_bot
 
 from .models import EventSource, Game, GameStatus, Seat
-from .services import (
-    GameFrozen,
-    GameMovedOn,
-    NotYourTurn,
-    action_submit,
-    engine_state,
-    frozen_on_bad_log,
-)
+from .services import GameFrozen, GameMovedOn, NotYourTurn, action_submit, frozen_on_bad_log
+from .state import engine_state
 
 MAX_BOT_ACTIONS = 10_000  # a bound, never reached in a game that has a person at the table
 RETIRED_SEAT_BOT = "greedy"  # a retired seat plays safe, sensible moves

@@ -17,12 +17,13 @@ from django.utils import timezone
 
 from accounts.models import EmailMode, User
 
-from . import clock, services
+from . import clock, services, state
 from .bot_play import bots_play
 from .event_chain import ChainProblem, verify_game_chain
 from .integrity import LogNotReplayable, chain_reason, game_freeze
-from .models import BotKind, Event, Game, GameKind, GameStatus, Notification, Seat, Snapshot
-from .services import action_submit, game_create, snapshot_rebuild
+from .models import BotKind, Event, Game, GameKind, GameStatus, Seat, Snapshot
+from .services import action_submit, game_create
+from .state import snapshot_rebuild
 
 
 # -- rebuild snapshots --------------------------------------------------------------------------
@@ -155,7 +156,8 @@ def game_unfreeze(*, game_id: int) -> Game:
 
 # -- export a user's data -----------------------------------------------------------------------
 #: other apps' parts of a user's data, each a dict of top-level keys added after games' own;
-#: registered in their AppConfig.ready() (tournaments: ratings, leagues, tournament entries),
+#: registered in their AppConfig.ready() (tournaments: ratings, leagues, tournament entries;
+#: notifications: the messages queued for the player),
 #: so that games never imports the apps built on it
 USER_DATA_PARTS: list[Callable[[User], dict[str, Any]]] = []
 
@@ -175,7 +177,8 @@ def find_user(username_or_email: str) -> User:
     return user
 
 
-def _iso(value: Any) -> str | None:
+def iso(value: Any) -> str | None:
+    """A time of a user's data export as JSON: ISO 8601, or None (the other apps' parts too)."""
     return value.isoformat() if value is not None else None
 
 
@@ -189,9 +192,9 @@ def _game_public(game: Game, own_seat: Seat) -> dict[str, Any]:
         "days_per_move": game.days_per_move,
         "status": game.status,
         "rated": game.rated,
-        "created_at": _iso(game.created_at),
-        "started_at": _iso(game.started_at),
-        "finished_at": _iso(game.finished_at),
+        "created_at": iso(game.created_at),
+        "started_at": iso(game.started_at),
+        "finished_at": iso(game.finished_at),
         "moves": game.seq,
         "your_seat": own_seat.index,
         "seats": [
@@ -229,7 +232,7 @@ def export_user_data(user: User) -> dict[str, Any]:
     for seat in seats:
         entry = _game_public(seat.game, seat)
         entry["your_actions"] = [
-            {"seq": seq, "action": action, "source": source, "at": _iso(at)}
+            {"seq": seq, "action": action, "source": source, "at": iso(at)}
             for seq, action, source, at in Event.objects.filter(
                 game_id=seat.game_id, seat=seat.index
             )
@@ -238,7 +241,7 @@ def export_user_data(user: User) -> dict[str, Any]:
         ]
         games.append(entry)
     data: dict[str, Any] = {
-        "exported_at": _iso(timezone.now()),
+        "exported_at": iso(timezone.now()),
         "profile": {
             "id": user.pk,
             "username": user.username,
@@ -251,8 +254,8 @@ def export_user_data(user: User) -> dict[str, Any]:
             "language": user.language,
             "is_active": user.is_active,
             "is_staff": user.is_staff,
-            "date_joined": _iso(user.date_joined),
-            "last_login": _iso(user.last_login),
+            "date_joined": iso(user.date_joined),
+            "last_login": iso(user.last_login),
         },
         "email_addresses": [
             {"email": a.email, "verified": a.verified, "primary": a.primary}
@@ -262,18 +265,8 @@ def export_user_data(user: User) -> dict[str, Any]:
             "email_mode": user.email_mode,
             "digest_hour": user.digest_hour,
         },
-        "notifications": [
-            {
-                "kind": n.kind,
-                "game": n.game_id,
-                "status": n.status,
-                "created_at": _iso(n.created_at),
-                "sent_at": _iso(n.sent_at),
-            }
-            for n in Notification.objects.filter(user=user).order_by("created_at", "pk")
-        ],
         "vacations": [
-            {"starts_at": _iso(v.starts_at), "ends_at": _iso(v.ends_at)}
+            {"starts_at": iso(v.starts_at), "ends_at": iso(v.ends_at)}
             for v in user.vacations.order_by("starts_at")
         ],
         "games": games,
@@ -334,7 +327,7 @@ def _advance(game: Game, person: User, target: int | None, rng: random.Random) -
             break
         seat = Seat.objects.get(game=game, index=game.to_move)
         if seat.user_id == person.pk:
-            action = rng.choice(services.engine_state(game).legal())
+            action = rng.choice(state.engine_state(game).legal())
             action_submit(
                 game_id=game.pk, seat=seat.index, action=action, expected_seq=game.seq, user=person
             )

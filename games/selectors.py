@@ -21,7 +21,7 @@ from games.engine.records import Record
 from .integrity import LogNotReplayable
 from .models import Event, EventSource, Game, GameStatus, Seat
 from .rated import RatedStatus, rated_status
-from .services import apply_stored, engine_start, engine_state
+from .state import apply_stored, engine_start, engine_state
 
 #: how many of the latest events the game page lists
 RECENT_EVENTS = 8

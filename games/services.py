@@ -1,8 +1,9 @@
 """Writes to games: create, join, and the one path every action takes (people, bots, timeouts).
 
 ``action_submit`` locks the game row, checks seat, turn and legality against the engine, appends
-the event, moves the snapshot on and finishes the game, all in one transaction; whatever must
-happen next (bots, emails) is queued only once that transaction has committed.
+the event, moves the snapshot on and finishes the game, all in one transaction; what became due
+(a turn, the game's end) is told to ``games.due``'s listeners inside it, and whatever must happen
+next (bots, emails) is queued only once that transaction has committed.
 """
 
 from __future__ import annotations
@@ -26,16 +27,17 @@ from django.utils.translation import gettext_lazy as _
 from games.engine import Game as EngineGame
 from games.engine import IllegalAction, RecordError, game_class
 
-from . import clock, creation_limits, notify
+from . import clock, creation_limits, due
 from .after_response import call_after_response
 from .integrity import LogNotReplayable, game_freeze
 from .models import BotKind, Event, EventSource, Game, GameStatus, Seat, Snapshot
 from .rated import rated_status
+from .state import engine_start, engine_state
 
 log = logging.getLogger(__name__)
 
 #: called with (game_id, seq, automatic_next) once a game start, or an action that passed the
-#: turn, has committed; tasks.py registers
+#: turn, has committed: games.tasks registers the bots' wake-up, notifications its delivery
 AFTER_COMMIT_HOOKS: list[Callable[[int, int, bool | None], None]] = []
 #: called with the game id once a finished game has committed (ratings, standings, rounds)
 FINISHED_HOOKS: list[Callable[[int], None]] = []
@@ -120,69 +122,6 @@ class Submitted:
     seats: list[Seat]
     #: the acting seat's view right before the action: what the action won is the difference
     before: dict[str, Any] | None = None
-
-
-# -- reading the engine state -------------------------------------------------------------------
-def engine_start(game: Game) -> EngineGame:
-    """The engine at the game's start, from its stored setup; ``LogNotReplayable`` (seq 0)
-    when the engine refuses that setup."""
-    try:
-        return game_class(game.kind).new(game.player_count, game.setup, game.options)
-    except Exception as exc:  # the engine is pure: whatever it raises, the stored data is bad
-        raise LogNotReplayable(game.pk, 0, exc) from exc
-
-
-def apply_stored(engine: EngineGame, game_id: int, seq: int, seat: int, action: str) -> None:
-    """Apply one stored event in a replay; ``LogNotReplayable`` when the engine refuses it (a
-    forged event, or a log that no longer fits the engine's code)."""
-    try:
-        engine.apply(action, player=seat)
-    except Exception as exc:  # the engine is pure: whatever it raises, the stored data is bad
-        raise LogNotReplayable(game_id, seq, exc) from exc
-
-
-def engine_replay(game: Game, upto: int | None = None) -> EngineGame:
-    """The engine state rebuilt from the event log alone (after ``upto`` events, default all);
-    ``LogNotReplayable`` when the log does not replay."""
-    engine = engine_start(game)
-    events = Event.objects.filter(game=game).order_by("seq")
-    if upto is not None:
-        events = events.filter(seq__lte=upto)
-    for seq, seat, action in events.values_list("seq", "seat", "action"):
-        apply_stored(engine, game.pk, seq, seat, action)
-    return engine
-
-
-def engine_state(game: Game) -> EngineGame:
-    """The engine state after all of the game's events: from the snapshot when it is current.
-
-    A snapshot the game was read with (``select_related("snapshot")``) saves a query; one
-    that is not current (the game moved on since) is read again before falling back to a
-    replay of the events.
-    """
-    cls = game_class(game.kind)
-    snap = _loaded_snapshot(game)
-    if snap is None or snap.seq != game.seq:
-        snap = Snapshot.objects.filter(game=game).first()
-    if snap is not None and snap.seq == game.seq:
-        return cls.restore(snap.data)
-    return engine_replay(game)
-
-
-def _loaded_snapshot(game: Game) -> Snapshot | None:
-    """The snapshot already read with the game, if it was (no query)."""
-    if not Game.snapshot.related.is_cached(game):
-        return None
-    return Game.snapshot.related.get_cached_value(game)
-
-
-def snapshot_rebuild(game: Game) -> Snapshot:
-    """Recompute the snapshot from the event log (after a change of engine code, or a doubt)."""
-    engine = engine_replay(game)
-    snap, _ = Snapshot.objects.update_or_create(
-        game=game, defaults={"seq": len(engine.actions), "data": engine.snapshot()}
-    )
-    return snap
 
 
 # -- creating and joining ----------------------------------------------------------------------
@@ -308,7 +247,7 @@ def _begin_turn(game: Game, now: Any, seat: Seat | None = None) -> None:
     game.turn_seq = game.seq
     game.deadline = clock.seat_deadline(game, seat, now)
     game.reminder_at = clock.next_reminder(game.deadline, now)
-    notify.turn_began(game, seat)
+    due.turn_began(game, seat)
 
 
 def _end_turn(game: Game, seat: Seat, now: Any) -> None:
@@ -489,7 +428,7 @@ def _finish(game: Game, scores: list[int], now: Any) -> None:
         seat.score = scores[seat.index]
         seat.place = 1 + sum(1 for other in seats if rank_key(other) < rank_key(seat))
         seat.save(update_fields=["score", "place"])
-    notify.game_finished(game)
+    due.game_finished(game)
     for hook in FINISHED_HOOKS:
         transaction.on_commit(lambda hook=hook: call_after_response(hook, game.pk))
 

@@ -1,6 +1,7 @@
-"""Celery tasks of games: thin wrappers that take ids and call services.
+"""Celery tasks of games: thin wrappers that take ids and call services (the messages' tasks are
+in notifications.tasks).
 
-Every task is idempotent: running one twice sends one email and applies one timeout, because
+Every task is idempotent: running one twice applies one action and one timeout, because
 the services it calls re-check the state under a row lock or claim rows conditionally.
 Periodic ones run from Celery beat (settings.CELERY_BEAT_SCHEDULE).
 """
@@ -13,7 +14,7 @@ import threading
 from celery import shared_task
 from django.utils import timezone
 
-from . import bot_play, notify, timeouts
+from . import bot_play, timeouts
 
 log = logging.getLogger(__name__)
 
@@ -35,25 +36,6 @@ def play_bots(game_id: int) -> int:
         return bot_play.bots_play(game_id=game_id)
     finally:
         _draining.active = False
-
-
-@shared_task(acks_late=True, ignore_result=True)
-def deliver_game_notifications(game_id: int) -> dict[str, int]:
-    """Send the emails one game's last action made due (queued in its transaction)."""
-    from .models import Notification, NotificationStatus
-
-    ids = Notification.objects.filter(
-        game_id=game_id, status=NotificationStatus.QUEUED
-    ).values_list("pk", flat=True)
-    return notify.deliver_many(list(ids))  # each email logs its own line, with the game id
-
-
-@shared_task(ignore_result=True)
-def sweep_deliveries() -> dict[str, int]:
-    """Periodic: whatever a dead worker, a down broker or a refusing mail server left."""
-    counts = notify.deliver_due()
-    log_sweep("delivery sweep", counts)
-    return counts
 
 
 @shared_task(ignore_result=True)
@@ -89,17 +71,6 @@ def sweep_bots() -> int:
 
 
 @shared_task(ignore_result=True)
-def queue_digests() -> int:
-    """Periodic: the daily digests that are due in their players' time zones."""
-    from .digest import queue_digests as queue
-
-    count = queue(timezone.now())
-    log_sweep("digest queueing", count)
-    notify.deliver_due()
-    return count
-
-
-@shared_task(ignore_result=True)
 def worker_heartbeat() -> None:
     """Periodic (every 30 s): beat queues it and a worker runs it, so a recent heartbeat shows
     that a worker is consuming tasks (GET /healthz checks it)."""
@@ -114,10 +85,9 @@ def record_heartbeat(name: str) -> None:
 
 
 def after_action(game_id: int, seq: int, automatic_next: bool | None = None) -> None:
-    """After-commit hook of a game's start and of every action that passed the turn: send the
-    emails it made due, and wake the bots when an automatic seat is to move (``automatic_next``
-    when the caller knew it, else looked up)."""
-    deliver_game_notifications.delay(game_id)
+    """After-commit hook of a game's start and of every action that passed the turn: wake the
+    bots when an automatic seat is to move (``automatic_next`` when the caller knew it, else
+    looked up). The messages it made due are sent by notifications' own hook."""
     if getattr(_draining, "active", False):
         return  # the running play_bots loop takes the next bot action itself
     if automatic_next is None:

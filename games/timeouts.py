@@ -15,16 +15,10 @@ from django.utils import timezone
 
 from games.engine.bots import make_bot
 
-from . import clock, notify
+from . import clock, due
 from .models import EventSource, Game, GameStatus, Seat
-from .services import (
-    TURN_FIELDS,
-    GameFrozen,
-    action_submit,
-    engine_state,
-    frozen_on_bad_log,
-    game_finish_early,
-)
+from .services import TURN_FIELDS, GameFrozen, action_submit, frozen_on_bad_log, game_finish_early
+from .state import engine_state
 
 TIMEOUT_BOT = "greedy"
 MAX_TURN_ACTIONS = 50  # a turn is a handful of actions; a bound against any engine surprise
@@ -65,7 +59,7 @@ def reminder_send(*, game_id: int, now: datetime | None = None) -> str:
             game.save(update_fields=["deadline", "reminder_at"])
             if game.reminder_at is None or game.reminder_at > now:
                 return "moved"
-        notify.reminder_due(game, seat, clock.reminder_label(game.deadline, now))
+        due.reminder_due(game, seat, clock.reminder_label(game.deadline, now))
         game.reminder_at = clock.next_reminder(game.deadline, now)
         game.save(update_fields=["reminder_at"])
     return "sent"
@@ -103,7 +97,7 @@ def _timeout_apply(game_id: int, now: datetime) -> str:
         seat.timeouts += 1
         seat.retired = seat.timeouts >= game.max_timeouts
         seat.save(update_fields=["timeouts", "retired"])
-        notify.timed_out(game, seat, game.seq)
+        due.timed_out(game, seat, game.seq)
         active = game.seats.filter(retired=False).count()
         if seat.retired and active < 2:
             game_finish_early(game, engine_state(game), now)

@@ -118,9 +118,9 @@ def check_heartbeat(name: str, what: str, max_age: int) -> str | None:
 
 
 def check_failed_emails() -> str | None:
-    """None unless emails were given up for good lately (games.notify.failed_count): players
+    """None unless emails were given up for good lately (notifications.outbox.failed_count): players
     who are not told that it is their turn time out. Staff requeue them in the admin."""
-    from games.notify import failed_count
+    from notifications.outbox import failed_count
 
     days: int = settings.HEALTH_FAILED_EMAIL_DAYS
     try:

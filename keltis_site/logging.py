@@ -46,7 +46,7 @@ _ACCESS_FIELDS = {
 #: (an action token starts ".eJy", an unsubscribe token "Wz"), far too few to use one
 MASK_KEEP = 6
 #: paths whose next segment is a secret that works without a login: the signed tokens of emailed
-#: links (games/urls_email.py: /t/<token>/, /email/unsubscribe/<token>/) and allauth's emailed
+#: links (notifications/urls.py: /t/<token>/, /email/unsubscribe/<token>/) and allauth's emailed
 #: keys (address confirmation, password reset). tests/site/test_logging.py builds these paths
 #: with reverse(), so a route that moves fails there.
 _SEGMENT_CHAR = r"[^/?#\s\"'<>\\]"

@@ -72,6 +72,7 @@ INSTALLED_APPS = [
     "csp",
     "accounts",
     "games",
+    "notifications",
     "tournaments",
 ]
 
@@ -322,9 +323,9 @@ CELERY_BEAT_SCHEDULE = {
     "sweep-deadlines": {"task": "games.tasks.sweep_deadlines", "schedule": 60.0},
     # Consumed by a worker, so its heartbeat proves a worker is taking tasks (see /healthz).
     "worker-heartbeat": {"task": "games.tasks.worker_heartbeat", "schedule": 30.0},
-    "sweep-deliveries": {"task": "games.tasks.sweep_deliveries", "schedule": 60.0},
+    "sweep-deliveries": {"task": "notifications.tasks.sweep_deliveries", "schedule": 60.0},
     "sweep-bots": {"task": "games.tasks.sweep_bots", "schedule": 60.0},
-    "queue-digests": {"task": "games.tasks.queue_digests", "schedule": 900.0},
+    "queue-digests": {"task": "notifications.tasks.queue_digests", "schedule": 900.0},
     "rate-finished-games": {"task": "tournaments.tasks.rate_finished_games", "schedule": 300.0},
     "run-matchmaker": {"task": "tournaments.tasks.run_matchmaker", "schedule": 60.0},
     "advance-tournaments": {"task": "tournaments.tasks.advance_tournaments", "schedule": 60.0},

@@ -19,7 +19,7 @@ urlpatterns = [
     path("accounts/", include("allauth.urls")),
     path("", include("tournaments.urls")),
     path("admin/", admin.site.urls),
-    path("", include("games.urls_email")),
+    path("", include("notifications.urls")),
 ]
 
 # The site's own error pages (keltis_site/errors.py); 403 and 404 are Django's views, which

@@ -29,13 +29,8 @@ from django.utils.translation import gettext as _
 
 from games.engine import RecordError, game_class
 from games.models import DAYS_PER_MOVE_CHOICES, Game, GameKind, GameStatus, Seat
-from games.services import (
-    GameServiceError,
-    engine_state,
-    game_create,
-    game_finish_early,
-    game_join,
-)
+from games.services import GameServiceError, game_create, game_finish_early, game_join
+from games.state import engine_state
 
 from .matchmaking import Candidate, match_tables
 from .models import START_RATING, League, LeagueMember, Rating, Season, SeasonGame

@@ -8,16 +8,13 @@ from __future__ import annotations
 from typing import Any
 
 from accounts.models import User
-from games.maintenance import DemoReport
+from games.maintenance import DemoReport, iso
 from games.models import GameKind
 
 from .models import League, LeagueMember, Rating, RatingChange, TournamentGame, TournamentPlayer
 
 DEMO_LEAGUE = "Demo league"
 
-
-def _iso(value: Any) -> str | None:
-    return value.isoformat() if value is not None else None
 
 
 def user_data(user: User) -> dict[str, Any]:
@@ -29,7 +26,7 @@ def user_data(user: User) -> dict[str, Any]:
                 "rating": r.rating,
                 "highest": r.highest,
                 "games": r.games,
-                "updated_at": _iso(r.updated_at),
+                "updated_at": iso(r.updated_at),
             }
             for r in Rating.objects.filter(user=user).order_by("kind")
         ],
@@ -40,7 +37,7 @@ def user_data(user: User) -> dict[str, Any]:
                 "before": c.before,
                 "after": c.after,
                 "place": c.place,
-                "at": _iso(c.created_at),
+                "at": iso(c.created_at),
             }
             for c in RatingChange.objects.filter(user=user).order_by("created_at", "pk")
         ],
@@ -50,7 +47,7 @@ def user_data(user: User) -> dict[str, Any]:
                 "league_id": m.league_id,
                 "active": m.active,
                 "max_games": m.max_games,
-                "joined_at": _iso(m.joined_at),
+                "joined_at": iso(m.joined_at),
             }
             for m in LeagueMember.objects.filter(user=user).select_related("league")
         ],
@@ -62,7 +59,7 @@ def user_data(user: User) -> dict[str, Any]:
                 "seed": e.seed,
                 "rating": e.rating,
                 "eliminated": e.eliminated,
-                "joined_at": _iso(e.joined_at),
+                "joined_at": iso(e.joined_at),
             }
             for e in TournamentPlayer.objects.filter(user=user).select_related("tournament")
         ],

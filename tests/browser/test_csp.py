@@ -12,7 +12,8 @@ from django.test import Client
 from accounts.models import User
 from games.engine.bots import RandomBot
 from games.models import Game
-from games.services import action_submit, engine_state, game_create, game_join
+from games.services import action_submit, game_create, game_join
+from games.state import engine_state
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -16,7 +16,8 @@ from django.core import mail
 
 from games.engine.bots import RandomBot
 from games.models import Event, Game, GameStatus
-from games.services import action_submit, engine_state, game_create
+from games.services import action_submit, game_create
+from games.state import engine_state
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -11,7 +11,8 @@ from django.urls import reverse
 
 from games.engine import game_class
 from games.models import Event, Game, Seat, Snapshot
-from games.services import action_submit, engine_state, game_create, game_join
+from games.services import action_submit, game_create, game_join
+from games.state import engine_state
 
 pytestmark = pytest.mark.django_db
 

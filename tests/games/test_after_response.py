@@ -15,7 +15,8 @@ from games import services
 from games.after_response import call_after_response
 from games.engine.bots import RandomBot
 from games.models import Event, Game
-from games.services import engine_state, game_create, game_join
+from games.services import game_create, game_join
+from games.state import engine_state
 
 
 def test_outside_a_request_the_call_runs_at_once() -> None:

@@ -19,7 +19,8 @@ from django.utils import timezone
 
 from games import listings, presenters, timeouts
 from games.models import Event, EventSource, Game, GameStatus, Seat
-from games.services import action_submit, engine_state, game_create, game_join
+from games.services import action_submit, game_create, game_join
+from games.state import engine_state
 
 pytestmark = pytest.mark.django_db
 

@@ -14,16 +14,10 @@ from django.utils import timezone
 
 from accounts.models import Vacation
 from games import timeouts
-from games.models import (
-    Event,
-    EventSource,
-    Game,
-    GameStatus,
-    Notification,
-    NotificationKind,
-    Seat,
-)
-from games.services import action_submit, engine_state, game_create, game_join
+from games.models import Event, EventSource, Game, GameStatus, Seat
+from games.services import action_submit, game_create, game_join
+from games.state import engine_state
+from notifications.models import Notification, NotificationKind
 
 pytestmark = pytest.mark.django_db
 

@@ -33,7 +33,8 @@ from games.event_chain import (
 )
 from games.maintenance import verify_event_chains
 from games.models import AppendOnlyError, Event, Game, GameStatus
-from games.services import action_submit, engine_state, game_create, game_join
+from games.services import action_submit, game_create, game_join
+from games.state import engine_state
 from tests.games.tampering import raw_events
 
 pytestmark = pytest.mark.django_db

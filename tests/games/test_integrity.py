@@ -21,22 +21,18 @@ from django.urls import reverse
 from django.utils import timezone, translation
 
 from accounts.models import User
-from games import links, tasks, timeouts
+from games import tasks, timeouts
 from games.bot_play import bot_to_move, bots_play, games_waiting_for_bots
-from games.digest import waiting_games
-from games.emails import send_notification
 from games.engine.bots import RandomBot
 from games.integrity import game_freeze
 from games.maintenance import StillBroken, game_unfreeze, rebuild_snapshots, verify_event_chains
-from games.models import Event, Game, GameStatus, Notification, NotificationKind, Snapshot
-from games.services import (
-    GameFrozen,
-    action_submit,
-    engine_replay,
-    engine_state,
-    game_create,
-    game_join,
-)
+from games.models import Event, Game, GameStatus, Snapshot
+from games.services import GameFrozen, action_submit, game_create, game_join
+from games.state import engine_replay, engine_state
+from notifications import links
+from notifications.digest import waiting_games
+from notifications.emails import send_notification
+from notifications.models import Notification, NotificationKind
 from tests.games.tampering import forge_event, set_action
 from tournaments.leagues import league_join, matchmaker_pass, seasons_close_due
 from tournaments.models import League, Season

@@ -14,17 +14,13 @@ import pytest
 import time_machine
 from django.db import transaction
 
-from games import notify, tasks
-from games.models import EventSource, Game, Notification
-from games.services import (
-    ActionRejected,
-    NotYourTurn,
-    action_submit,
-    engine_state,
-    game_create,
-    game_join,
-)
+from games import tasks
+from games.models import EventSource, Game
+from games.services import ActionRejected, NotYourTurn, action_submit, game_create, game_join
+from games.state import engine_state
 from keltis_site.logging import JsonFormatter
+from notifications import outbox
+from notifications.models import Notification
 from tests.games.test_deadlines import START, duel
 
 pytestmark = pytest.mark.django_db
@@ -34,21 +30,24 @@ Lines = Callable[[], list[dict[str, Any]]]
 
 @pytest.fixture
 def json_log() -> Iterator[Lines]:
-    """The JSON lines the production formatter writes for the ``games`` loggers."""
+    """The JSON lines the production formatter writes for the ``games`` loggers (and the
+    ``notifications`` ones: the emails a move made due)."""
     stream = io.StringIO()
     handler = logging.StreamHandler(stream)
     handler.setFormatter(JsonFormatter())
-    logger = logging.getLogger("games")
-    old_level = logger.level
-    logger.addHandler(handler)
-    logger.setLevel(logging.DEBUG)
+    loggers = [logging.getLogger("games"), logging.getLogger("notifications")]
+    old_levels = [logger.level for logger in loggers]
+    for logger in loggers:
+        logger.addHandler(handler)
+        logger.setLevel(logging.DEBUG)
 
     def lines() -> list[dict[str, Any]]:
         return [json.loads(line) for line in stream.getvalue().splitlines()]
 
     yield lines
-    logger.removeHandler(handler)
-    logger.setLevel(old_level)
+    for logger, old_level in zip(loggers, old_levels, strict=True):
+        logger.removeHandler(handler)
+        logger.setLevel(old_level)
 
 
 def with_message(lines: list[dict[str, Any]], message: str) -> list[dict[str, Any]]:
@@ -161,7 +160,7 @@ def test_an_email_send_logs_its_game_id(make_user: Any, json_log: Lines) -> None
     game, anna, _ = running_game(make_user)  # seat 0's turn email is queued, not yet sent
     row = Notification.objects.get(game=game, user=anna)
 
-    assert notify.deliver(row.pk) == "sent"
+    assert outbox.deliver(row.pk) == "sent"
 
     [line] = with_message(json_log(), "email sent")
     assert (line["game_id"], line["seat"], line["kind"]) == (game.pk, 0, row.kind)
@@ -177,9 +176,9 @@ def test_a_failed_email_send_logs_its_game_id_and_the_error(
     def refuse(notification: Notification, connection: Any = None, reads: Any = None) -> bool:
         raise ConnectionRefusedError("mail server down")
 
-    monkeypatch.setattr("games.emails.send_notification", refuse)
+    monkeypatch.setattr("notifications.emails.send_notification", refuse)
 
-    assert notify.deliver(row.pk) == "retry"
+    assert outbox.deliver(row.pk) == "retry"
 
     [line] = [line for line in json_log() if line["message"].startswith("email failed")]
     assert line["level"] == "WARNING"

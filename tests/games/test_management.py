@@ -17,7 +17,8 @@ from django.utils import timezone
 from accounts.models import EmailMode, User, Vacation
 from games.maintenance import DEMO_PASSWORD, _advance
 from games.models import Event, Game, GameStatus, Seat, Snapshot
-from games.services import action_submit, engine_state, game_create, game_join
+from games.services import action_submit, game_create, game_join
+from games.state import engine_state
 from tournaments.models import League, LeagueMember, Rating
 
 pytestmark = pytest.mark.django_db

@@ -20,7 +20,8 @@ from games.engine.base import SPECTATOR
 from games.engine.bots import RandomBot
 from games.engine.cli import main as engine_cli
 from games.models import Event, Game, GameStatus
-from games.services import action_submit, engine_replay, engine_state, game_create, game_join
+from games.services import action_submit, game_create, game_join
+from games.state import engine_replay, engine_state
 
 pytestmark = pytest.mark.django_db
 

@@ -21,12 +21,11 @@ from games.services import (
     NotYourSeat,
     NotYourTurn,
     action_submit,
-    engine_replay,
-    engine_state,
     game_create,
     game_join,
-    snapshot_rebuild,
 )
+from games.state import engine_replay, engine_state, snapshot_rebuild
+from notifications import tasks as notification_tasks
 
 pytestmark = pytest.mark.django_db
 
@@ -275,14 +274,21 @@ def test_the_hook_looks_up_the_seat_to_move_when_not_told(
     make_user: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     queued: list[str] = []
-    monkeypatch.setattr(tasks.deliver_game_notifications, "delay", lambda _: queued.append("mail"))
+    monkeypatch.setattr(
+        notification_tasks.deliver_game_notifications, "delay", lambda _: queued.append("mail")
+    )
     monkeypatch.setattr(tasks.play_bots, "delay", lambda _: queued.append("bots"))
+
+    def after_action(*args: Any, **kwargs: Any) -> None:  # the emails' hook, then the bots'
+        notification_tasks.after_action(*args, **kwargs)
+        tasks.after_action(*args, **kwargs)
+
     game, _, _ = two_player_game(make_user)
-    tasks.after_action(game.pk, 0)
+    after_action(game.pk, 0)
     assert queued == ["mail"]
     Seat.objects.filter(game=game, index=0).update(retired=True)
-    tasks.after_action(game.pk, 0)
-    tasks.after_action(game.pk, 0, automatic_next=False)
+    after_action(game.pk, 0)
+    after_action(game.pk, 0, automatic_next=False)
     assert queued == ["mail", "mail", "bots", "mail"]
 
 

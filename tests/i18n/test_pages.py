@@ -20,7 +20,8 @@ from django.utils import timezone, translation
 from accounts.models import User
 from games.engine.bots import RandomBot
 from games.models import Game, GameStatus
-from games.services import action_submit, engine_state, game_create
+from games.services import action_submit, game_create
+from games.state import engine_state
 from tests.i18n.catalogues import PLACEHOLDER, SHIPPED, TAG, live_entries
 from tournaments import leagues, rounds
 

@@ -14,9 +14,10 @@ from django.test import Client
 from django.utils import timezone
 
 from accounts.models import EmailMode, User
-from games.models import Event, Game, Notification, NotificationKind, NotificationStatus
+from games.models import Event, Game
 from games.services import game_create, game_join
-from games.tasks import sweep_deliveries
+from notifications.models import Notification, NotificationKind, NotificationStatus
+from notifications.tasks import sweep_deliveries
 
 from .conftest import wait_until
 

@@ -13,9 +13,10 @@ from django.core import signing
 from django.test import Client
 from django.urls import reverse
 
-from games import links, presenters
+from games import presenters
 from games.models import Event, Game, GameStatus
-from games.services import engine_state
+from games.state import engine_state
+from notifications import links
 from tests.games.test_play_pages import (
     act_url,
     cards_markup,

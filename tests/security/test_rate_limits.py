@@ -10,9 +10,10 @@ import time_machine
 from django.test import Client
 from django.urls import reverse
 
-from games import links, ratelimit
+from games import ratelimit
 from games.models import Event, Game
-from games.services import engine_state
+from games.state import engine_state
+from notifications import links
 from tests.games.test_play_pages import act_url, two_player_game
 
 pytestmark = pytest.mark.django_db

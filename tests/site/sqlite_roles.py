@@ -23,7 +23,8 @@ from allauth.account.models import EmailAddress  # noqa: E402  (after django.set
 
 from accounts.models import User  # noqa: E402
 from games.models import Event, Game, GameStatus  # noqa: E402
-from games.services import action_submit, engine_state, game_create, game_join  # noqa: E402
+from games.services import action_submit, game_create, game_join  # noqa: E402
+from games.state import engine_state  # noqa: E402
 
 PLAYERS = ["p0", "p1", "p2", "p3"]
 #: the pairs that sit down together, in turn

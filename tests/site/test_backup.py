@@ -17,7 +17,8 @@ from django.db import connection
 
 from games.engine.bots import RandomBot
 from games.models import Game, GameStatus
-from games.services import action_submit, engine_state, game_create, game_join
+from games.services import action_submit, game_create, game_join
+from games.state import engine_state
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 

@@ -20,9 +20,11 @@ from django.test import Client
 from django.urls import reverse
 
 from accounts.models import User
-from games import links, tasks
+from games import tasks
 from games.models import Event, Game
-from games.services import engine_state, game_create, game_join
+from games.services import game_create, game_join
+from games.state import engine_state
+from notifications import links
 from tests.site.redis_server import RedisServer
 
 pytestmark = pytest.mark.django_db

@@ -16,8 +16,8 @@ from django.urls import reverse
 from django.utils import timezone
 
 from games import tasks
-from games.models import Notification, NotificationKind, NotificationStatus
 from keltis_site import health
+from notifications.models import Notification, NotificationKind, NotificationStatus
 
 pytestmark = pytest.mark.django_db
 

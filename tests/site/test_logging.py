@@ -20,8 +20,8 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from games import links
 from keltis_site.logging import JsonFormatter, PlainFormatter, mask_secrets
+from notifications import links
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 OUR_VARIABLES = {"DEBUG", "SECRET_KEY", "LOG_LEVEL", "LOG_FORMAT", "DJANGO_SETTINGS_MODULE"}

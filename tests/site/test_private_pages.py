@@ -10,9 +10,10 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from games import links
 from games.models import Game
-from games.services import engine_state, game_create, game_join
+from games.services import game_create, game_join
+from games.state import engine_state
+from notifications import links
 
 pytestmark = pytest.mark.django_db
 

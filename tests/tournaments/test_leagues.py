@@ -25,7 +25,8 @@ from hypothesis import strategies as st
 from accounts.models import User
 from games.engine.bots import RandomBot
 from games.models import Game, GameStatus, Seat
-from games.services import action_submit, engine_state, game_create, game_join
+from games.services import action_submit, game_create, game_join
+from games.state import engine_state
 from tournaments import leagues
 from tournaments.leagues import (
     LeagueError,

@@ -21,7 +21,8 @@ from accounts.models import User
 from games import services, timeouts
 from games.engine.bots import RandomBot
 from games.models import Event, EventSource, Game, GameStatus, Seat
-from games.services import action_submit, engine_state, game_create, game_join
+from games.services import action_submit, game_create, game_join
+from games.state import engine_state
 from tournaments import rating_selectors, ratings, tasks
 from tournaments.models import Rating, RatingChange
 

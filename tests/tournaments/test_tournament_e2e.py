@@ -21,7 +21,8 @@ from django.utils import timezone
 from accounts.models import User
 from games.engine.bots import GreedyBot
 from games.models import Game, GameStatus, Seat
-from games.services import action_submit, engine_state
+from games.services import action_submit
+from games.state import engine_state
 from tournaments import rounds
 from tournaments.models import Rating, RatingChange, Round, Tournament, TournamentGame
 

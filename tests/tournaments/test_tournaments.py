@@ -25,7 +25,8 @@ from django.utils import timezone
 
 from accounts.models import User
 from games.models import Event, Game, GameStatus, Seat
-from games.services import action_submit, engine_state
+from games.services import action_submit
+from games.state import engine_state
 from tournaments import rounds
 from tournaments.models import Rating, Round, Tournament, TournamentGame, TournamentPlayer
 from tournaments.pairing import SwissPlayer, round_robin, swiss_tables

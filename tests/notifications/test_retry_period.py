@@ -15,9 +15,9 @@ from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 from django.utils import timezone
 
-from games import notify
-from games.models import Notification, NotificationStatus
-from tests.emails.conftest import SmtpServer, game_over_rows
+from notifications import outbox
+from notifications.models import Notification, NotificationStatus
+from tests.notifications.conftest import SmtpServer, game_over_rows
 
 pytestmark = pytest.mark.django_db
 
@@ -32,7 +32,7 @@ def sweep_until_settled(
     until it is no longer queued or ``until`` passes; (time, status after) per attempt."""
     attempts = []
     while timezone.now() <= until:
-        notify.deliver_due()
+        outbox.deliver_due()
         row.refresh_from_db()
         attempts.append((timezone.now(), row.status))
         if row.status != NotificationStatus.QUEUED:
@@ -68,9 +68,9 @@ def test_a_refused_email_is_retried_for_48_hours_then_fails_and_is_counted(
             r.status == NotificationStatus.FAILED
             for r in Notification.objects.filter(pk__in=[r.pk for r in rows])
         )
-        assert notify.failed_count(days=7) == 4
+        assert outbox.failed_count(days=7) == 4
         clock.move_to(failed_at + timedelta(days=8))
-        assert notify.failed_count(days=7) == 0  # only recent failures count
+        assert outbox.failed_count(days=7) == 0  # only recent failures count
     assert smtp.recipients == []
 
 
@@ -82,11 +82,11 @@ def test_an_email_refused_for_47_hours_still_goes_out_once(
         row = game_over_rows(make_user)[0]
         sweep_until_settled(row, clock, START + 47 * HOUR)
         assert row.status == NotificationStatus.QUEUED
-        assert notify.failed_count() == 0
+        assert outbox.failed_count() == 0
 
         smtp.refuse_all = False
         clock.move_to(row.next_attempt_at)
-        notify.deliver_due()
+        outbox.deliver_due()
 
     row.refresh_from_db()
     assert row.status == NotificationStatus.SENT
@@ -111,14 +111,14 @@ def test_a_row_a_dead_worker_left_counts_as_a_failed_attempt(
     sending timeout, says so in its last error and starts the retry period."""
     with time_machine.travel(START, tick=False) as clock:
         row = game_over_rows(make_user)[0]
-        assert notify._claim([row.pk], timezone.now()) == [row.pk]  # then the worker died
+        assert outbox._claim([row.pk], timezone.now()) == [row.pk]  # then the worker died
 
-        clock.shift(notify.sending_timeout() + timedelta(seconds=1))
-        notify.deliver_due()
+        clock.shift(outbox.sending_timeout() + timedelta(seconds=1))
+        outbox.deliver_due()
 
     row.refresh_from_db()
     assert row.status == NotificationStatus.SENT and row.attempts == 2
-    assert row.failing_since == START + notify.sending_timeout() + timedelta(seconds=1)
+    assert row.failing_since == START + outbox.sending_timeout() + timedelta(seconds=1)
     assert "worker" in row.last_error and "may have been sent" in row.last_error
 
 
@@ -139,4 +139,4 @@ def test_the_migration_dates_the_rows_given_up_before_it(make_user: Any) -> None
 
     row.refresh_from_db()
     assert row.failed_at == given_up
-    assert notify.failed_count() == 1
+    assert outbox.failed_count() == 1

@@ -15,9 +15,10 @@ import pytest
 import time_machine
 from django.utils import timezone
 
-from games import emails, notify
-from games.models import Game, Notification, NotificationStatus, Snapshot
-from tests.emails.conftest import SmtpServer, game_over_rows
+from games.models import Game, Snapshot
+from notifications import emails, outbox
+from notifications.models import Notification, NotificationStatus
+from tests.notifications.conftest import SmtpServer, game_over_rows
 
 pytestmark = pytest.mark.django_db
 
@@ -40,8 +41,8 @@ def test_a_broken_games_emails_never_hold_back_a_healthy_games(
     pools = {"B": iter(broken), "H": iter(healthy)}
     ids = [next(pools[letter]).pk for letter in order]
 
-    with caplog.at_level(logging.ERROR, logger="games.notify"):
-        assert notify.deliver_many(ids) == {"sent": 2, "retry": 2}
+    with caplog.at_level(logging.ERROR, logger="notifications.outbox"):
+        assert outbox.deliver_many(ids) == {"sent": 2, "retry": 2}
 
     assert sorted(smtp.recipients) == sorted(row.user.email for row in healthy)
     assert len(smtp.peers) == 1  # a broken email is no reason to drop the SMTP session
@@ -67,7 +68,7 @@ def test_a_broken_game_fails_alone_on_its_schedule_and_shows_up_as_failed(
                 break
             fresh = game_over_rows(make_user) if sweep % 8 == 0 else []  # every 5 hours
             healthy += fresh
-            counts = notify.deliver_due()
+            counts = outbox.deliver_due()
             assert counts.get("sent", 0) == len(fresh)
             clock.shift(timedelta(minutes=37))
         assert len(healthy) > 20
@@ -75,7 +76,7 @@ def test_a_broken_game_fails_alone_on_its_schedule_and_shows_up_as_failed(
         assert sorted(smtp.recipients) == sorted(row.user.email for row in healthy)
         statuses = Notification.objects.filter(pk__in=[r.pk for r in broken])
         assert set(statuses.values_list("status", flat=True)) == {NotificationStatus.FAILED}
-        assert notify.failed_count() == len(broken)
+        assert outbox.failed_count() == len(broken)
 
 
 class Killed(BaseException):
@@ -97,7 +98,7 @@ def test_a_row_whose_sending_kills_the_worker_holds_back_no_other(
 
     def sweep() -> None:
         with contextlib.suppress(Killed):  # the worker died: the next sweep runs anew
-            notify.deliver_due()
+            outbox.deliver_due()
 
     def status(row: Notification) -> str:
         row.refresh_from_db()
@@ -117,8 +118,8 @@ def test_a_row_whose_sending_kills_the_worker_holds_back_no_other(
 
         while status(poison) != NotificationStatus.FAILED:
             assert timezone.now() < START + timedelta(hours=49)
-            clock.shift(notify.sending_timeout() + timedelta(seconds=1))
+            clock.shift(outbox.sending_timeout() + timedelta(seconds=1))
             sweep()
     assert "worker" in poison.last_error
     assert poison.failing_since is not None and poison.failed_at is not None
-    assert poison.failed_at - poison.failing_since >= notify.retry_period()
+    assert poison.failed_at - poison.failing_since >= outbox.retry_period()

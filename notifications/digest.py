@@ -3,7 +3,8 @@
 For players who chose it instead of an email every turn. ``queue_digests`` runs often (every
 15 minutes) and queues, per player, at most one digest per local calendar day, once their own
 clock has reached their digest hour; the row's unique key makes a second run a no-op. The
-email itself is rendered when it is sent (``games.emails``), from the games still waiting then.
+email itself is rendered when it is sent (``notifications.emails``), from the games still
+waiting then.
 """
 
 from __future__ import annotations
@@ -14,8 +15,9 @@ from datetime import date, datetime
 from django.db.models import Exists, F, OuterRef, QuerySet
 
 from accounts.models import EmailMode, User
+from games.models import Game, GameStatus, Seat
 
-from .models import Game, GameStatus, Notification, NotificationKind, Seat
+from .models import Notification, NotificationKind
 
 
 def _waiting_seats() -> QuerySet[Seat]:

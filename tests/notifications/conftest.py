@@ -24,15 +24,10 @@ from django.utils import timezone
 from accounts.models import User
 from games.engine import game_class
 from games.engine.bots import RandomBot
-from games.models import Game, GameStatus, Notification, NotificationKind
-from games.services import (
-    action_submit,
-    engine_state,
-    game_create,
-    game_finish_early,
-    game_join,
-    snapshot_rebuild,
-)
+from games.models import Game, GameStatus
+from games.services import action_submit, game_create, game_finish_early, game_join
+from games.state import engine_state, snapshot_rebuild
+from notifications.models import Notification, NotificationKind
 
 SITE = "https://keltis.example"
 #: the seat-0 player's hand (reds, greens, yellows) and the seat-1 player's (blues, pinks):
@@ -123,7 +118,7 @@ def play_turn(table: Table, seed: int = 1) -> None:
 def notification(
     game: Game | None, user: User, kind: str, seat: int | None = None, seq: int | None = None
 ) -> Notification:
-    """A notification row as games.notify would queue it (a test key: never a duplicate)."""
+    """A notification row as notifications.outbox would queue it (a test key: never a duplicate)."""
     return Notification.objects.create(
         key=f"test:{kind}:{next(_counter)}", kind=kind, user=user, game=game, seat=seat, seq=seq
     )

@@ -11,10 +11,10 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from games import emails, notify
-from games.models import Notification, NotificationStatus
-from tests.emails.conftest import SmtpServer as Server
-from tests.emails.conftest import game_over_rows
+from notifications import emails, outbox
+from notifications.models import Notification, NotificationStatus
+from tests.notifications.conftest import SmtpServer as Server
+from tests.notifications.conftest import game_over_rows
 
 pytestmark = pytest.mark.django_db
 
@@ -22,7 +22,7 @@ pytestmark = pytest.mark.django_db
 def test_a_batch_of_emails_shares_one_connection(make_user: Any, smtp: Server) -> None:
     rows = game_over_rows(make_user)
 
-    assert notify.deliver_many([r.pk for r in rows]) == {"sent": 4}
+    assert outbox.deliver_many([r.pk for r in rows]) == {"sent": 4}
 
     assert sorted(smtp.recipients) == sorted(r.user.email for r in rows)
     assert len(smtp.peers) == 1
@@ -35,7 +35,7 @@ def test_a_refused_email_is_retried_later_and_the_batch_goes_on(
     refused = rows[1]
     smtp.refuse = {refused.user.email}
 
-    assert notify.deliver_many([r.pk for r in rows]) == {"sent": 3, "retry": 1}
+    assert outbox.deliver_many([r.pk for r in rows]) == {"sent": 3, "retry": 1}
 
     assert sorted(smtp.recipients) == sorted(r.user.email for r in rows if r != refused)
     assert len(smtp.peers) == 2  # the session after the refusal is a new one
@@ -51,7 +51,7 @@ def test_a_batch_claims_its_rows_at_once_and_reads_the_game_once(
     rows = game_over_rows(make_user)
 
     with CaptureQueriesContext(connection) as queries:
-        assert notify.deliver_many([r.pk for r in rows]) == {"sent": 4}
+        assert outbox.deliver_many([r.pk for r in rows]) == {"sent": 4}
 
     sql = [q["sql"] for q in queries.captured_queries]
     assert sum(q.startswith('UPDATE "games_notification"') and "RETURNING" in q for q in sql) == 1
@@ -71,13 +71,13 @@ def test_a_row_is_claimed_once_and_only_when_queued_and_due(make_user: Any) -> N
     Notification.objects.filter(pk=sent.pk).update(status=NotificationStatus.SENT)
     ids = [r.pk for r in reversed(rows)]
 
-    claimed = notify._claim(ids, timezone.now())
+    claimed = outbox._claim(ids, timezone.now())
 
     assert claimed == [r.pk for r in reversed(rows) if r not in (later, sent)]  # asked order
-    assert notify._claim(ids, timezone.now()) == []  # a second runner gets none of them
+    assert outbox._claim(ids, timezone.now()) == []  # a second runner gets none of them
     first.refresh_from_db()
     assert (first.status, first.attempts) == (NotificationStatus.SENDING, 1)
-    assert notify.deliver_many(ids) == {"not_claimed": 4}
+    assert outbox.deliver_many(ids) == {"not_claimed": 4}
 
 
 def test_a_batch_claims_a_chunk_at_a_time_and_still_reads_the_game_once(
@@ -86,7 +86,7 @@ def test_a_batch_claims_a_chunk_at_a_time_and_still_reads_the_game_once(
     """While the first email is being sent only its chunk is 'sending': a worker that died
     there would leave the other rows queued for the next sweep, not held until the timeout."""
     rows = game_over_rows(make_user)
-    monkeypatch.setattr(notify, "CLAIM_CHUNK", 2)
+    monkeypatch.setattr(outbox, "CLAIM_CHUNK", 2)
     seen: list[list[str]] = []
     send = emails.send_notification
 
@@ -99,7 +99,7 @@ def test_a_batch_claims_a_chunk_at_a_time_and_still_reads_the_game_once(
     ids = sorted(r.pk for r in rows)
 
     with CaptureQueriesContext(connection) as queries:
-        assert notify.deliver_many(ids) == {"sent": 4}
+        assert outbox.deliver_many(ids) == {"sent": 4}
 
     first = seen[0]
     assert first[:2] == [NotificationStatus.SENDING] * 2

@@ -13,10 +13,12 @@ from django.utils import formats, timezone
 
 from accounts.models import EmailMode
 from games import presenters
-from games.emails import send_notification
-from games.models import EventSource, Game, GameStatus, NotificationKind, Seat
-from games.services import action_submit, engine_state
-from tests.emails.conftest import (
+from games.models import EventSource, Game, GameStatus, Seat
+from games.services import action_submit
+from games.state import engine_state
+from notifications.emails import send_notification
+from notifications.models import NotificationKind
+from tests.notifications.conftest import (
     HAND_0,
     HAND_1,
     SITE,

@@ -12,12 +12,14 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from games import links, presenters
-from games.emails import send_notification
+from games import presenters
 from games.engine.bots import RandomBot
 from games.models import Event, Game, GameStatus
-from games.services import action_submit, engine_state
-from tests.emails.conftest import (
+from games.services import action_submit
+from games.state import engine_state
+from notifications import links
+from notifications.emails import send_notification
+from tests.notifications.conftest import (
     HAND_1,
     Table,
     action_links,

@@ -1,6 +1,7 @@
-"""The whole path, in-process: a turn begins → games.notify queues the row → after commit the
-task delivers it through games.emails → the player confirms from the email → the next player's
-email arrives. (The CI test with a real worker, Redis and SMTP lives with the deadline tests.)"""
+"""The whole path, in-process: a turn begins → notifications.outbox queues the row → after
+commit the task delivers it through notifications.emails → the player confirms from the email →
+the next player's email arrives. (The CI test with a real worker, Redis and SMTP lives with the
+deadline tests.)"""
 
 from __future__ import annotations
 
@@ -10,9 +11,9 @@ import pytest
 from django.core import mail
 from django.test import Client
 
-from games.models import Notification, NotificationKind, NotificationStatus
 from games.services import game_create, game_join
-from tests.emails.conftest import action_links, forms_in, path_of, post_form
+from notifications.models import Notification, NotificationKind, NotificationStatus
+from tests.notifications.conftest import action_links, forms_in, path_of, post_form
 
 pytestmark = pytest.mark.django_db
 
@@ -45,7 +46,7 @@ def test_a_turn_played_from_the_email_brings_the_next_players_email(
     assert second.to == [bela.email]
     assert len(action_links(second.body)) > 0
     # a task delivered twice sends one email
-    from games import notify
+    from notifications import outbox
 
-    assert notify.deliver(row.pk) == "not_claimed"
+    assert outbox.deliver(row.pk) == "not_claimed"
     assert len([m for m in mail.outbox if m.to == [anna.email]]) == 1

@@ -10,9 +10,9 @@ from django.test import Client
 from django.urls import reverse
 
 from accounts.models import EmailMode, User
-from games import links
-from games.emails import send_notification
-from tests.emails.conftest import path_of, post_form, turn_notification
+from notifications import links
+from notifications.emails import send_notification
+from tests.notifications.conftest import path_of, post_form, turn_notification
 
 pytestmark = pytest.mark.django_db
 

@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 import time_machine
 
-from games import emails, notify
-from games.models import Notification, NotificationStatus
-from tests.emails.conftest import SITE, SmtpServer, game_over_rows
+from notifications import emails, outbox
+from notifications.models import Notification, NotificationStatus
+from tests.notifications.conftest import SITE, SmtpServer, game_over_rows
 
 pytestmark = pytest.mark.django_db
 
@@ -43,9 +43,9 @@ def test_an_email_resent_after_its_worker_died_carries_the_same_message_id(
     monkeypatch.setattr(emails, "send_notification", dies_after_the_first_accept)
     with time_machine.travel(START, tick=False) as clock:
         with pytest.raises(Killed):
-            notify.deliver_many([row.pk for row in rows])
-        clock.shift(notify.sending_timeout() + timedelta(seconds=1))
-        assert notify.deliver_due() == {"sent": 2}
+            outbox.deliver_many([row.pk for row in rows])
+        clock.shift(outbox.sending_timeout() + timedelta(seconds=1))
+        assert outbox.deliver_due() == {"sent": 2}
 
     first, second = rows
     assert [m["To"] for m in smtp.messages] == [first.user.email] * 2 + [second.user.email]
@@ -73,7 +73,7 @@ def test_each_email_is_marked_sent_before_the_next_one_is_sent(
         return send(notification, *args)
 
     monkeypatch.setattr(emails, "send_notification", watching)
-    assert notify.deliver_many([row.pk for row in rows]) == {"sent": 4}
+    assert outbox.deliver_many([row.pk for row in rows]) == {"sent": 4}
 
     for done, statuses in enumerate(seen):
         assert statuses[:done] == [NotificationStatus.SENT] * done
@@ -95,13 +95,13 @@ def test_a_stalled_worker_leaves_its_claimed_rows_to_the_sweep(
     def stalls_once(notification: Notification, *args: Any) -> bool:
         if not stalled:
             stalled.append(notification.pk)
-            clock.shift(notify.sending_timeout() + timedelta(seconds=1))
-            meanwhile.append(notify.deliver_due())  # another worker's sweep
+            clock.shift(outbox.sending_timeout() + timedelta(seconds=1))
+            meanwhile.append(outbox.deliver_due())  # another worker's sweep
         return send(notification, *args)
 
     monkeypatch.setattr(emails, "send_notification", stalls_once)
     with time_machine.travel(START, tick=False) as clock:
-        assert notify.deliver_many([row.pk for row in rows]) == {"sent": 1, "claim_expired": 3}
+        assert outbox.deliver_many([row.pk for row in rows]) == {"sent": 1, "claim_expired": 3}
     assert meanwhile == [{"sent": 4}]
 
     [first] = [row for row in rows if row.pk == stalled[0]]
@@ -115,7 +115,7 @@ def test_a_stalled_worker_leaves_its_claimed_rows_to_the_sweep(
 def test_an_smtp_session_cannot_hang_for_ever(smtp: SmtpServer) -> None:
     """A mail server that stops answering costs a worker at most EMAIL_TIMEOUT per step, far
     less than the sending timeout after which the sweep hands its rows to another worker."""
-    with notify.mail_session() as connection:
+    with outbox.mail_session() as connection:
         timeout = getattr(connection, "timeout", None)
     assert timeout is not None
-    assert timedelta(seconds=timeout) * 10 <= notify.sending_timeout()
+    assert timedelta(seconds=timeout) * 10 <= outbox.sending_timeout()

@@ -29,9 +29,10 @@ from django.utils import timezone
 
 from accounts.models import EmailMode
 from games import timeouts
-from games.emails import send_notification
-from games.models import Game, GameStatus, NotificationKind
-from tests.emails.conftest import Table, notification, play_turn, turn_notification
+from games.models import Game, GameStatus
+from notifications.emails import send_notification
+from notifications.models import NotificationKind
+from tests.notifications.conftest import Table, notification, play_turn, turn_notification
 
 pytestmark = pytest.mark.django_db
 

@@ -1,6 +1,6 @@
 """The one email sender: turns a ``Notification`` row into one email, or into nothing.
 
-``games.notify`` queues the rows and calls ``send_notification`` outside any transaction; it
+``notifications.outbox`` queues the rows and calls ``send_notification`` outside any transaction; it
 returns False when there is nothing to send (the turn is over, the player asked for no such
 email), True once the email is handed to the mail backend, and raises when sending failed (the
 caller retries): ``RenderError`` when the email could not be written, anything else when the
@@ -29,11 +29,13 @@ from django.utils.timesince import timeuntil
 from django.utils.translation import gettext as _
 
 from accounts.models import EmailMode, User
+from games import presenters, selectors
+from games.models import Event, EventSource, Game, GameStatus, Seat
 from keltis_site import mail_headers
 
-from . import links, presenters, selectors
+from . import links
 from .digest import waiting_games
-from .models import Event, EventSource, Game, GameStatus, Notification, NotificationKind, Seat
+from .models import Notification, NotificationKind
 
 #: at most this many past events are listed under "since your last turn"
 MAX_SINCE_EVENTS = 40
@@ -74,7 +76,7 @@ class RenderError(Exception):
     """The email could not be written (its game's stored state cannot be replayed, a template
     broke), as opposed to a send the mail server or the network refused: no mail server was
     involved, so the batch's SMTP session is still good, and the error is the email's own, so
-    the other emails of the batch go on regardless (``games.notify``)."""
+    the other emails of the batch go on regardless (``notifications.outbox``)."""
 
 
 def send_notification(

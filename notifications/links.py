@@ -16,9 +16,8 @@ from django.core import signing
 from django.urls import reverse
 from django.utils import timezone
 
+from games.models import Game, GameStatus, Seat
 from keltis_site.public_site import absolute
-
-from .models import Game, GameStatus, Seat
 
 SALT = "keltis.links"
 ACTION, UNSUBSCRIBE = "act", "unsubscribe"

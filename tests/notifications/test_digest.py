@@ -9,10 +9,11 @@ import pytest
 from django.core import mail
 
 from accounts.models import EmailMode
-from games.digest import queue_digests
-from games.emails import send_notification
-from games.models import Game, Notification, NotificationKind
-from tests.emails.conftest import SITE, play_turn
+from games.models import Game
+from notifications.digest import queue_digests
+from notifications.emails import send_notification
+from notifications.models import Notification, NotificationKind
+from tests.notifications.conftest import SITE, play_turn
 
 pytestmark = pytest.mark.django_db
 

@@ -1,4 +1,5 @@
-"""The outbox of emails: which notifications an event makes due, and their delivery.
+"""The channels' one outbox (email is its first sender): which notifications an event makes
+due, and their delivery.
 
 Rows are created inside the transaction that made them due (so they exist exactly when the
 move does) and delivered after commit by a task; a periodic sweep delivers whatever a dead
@@ -37,7 +38,6 @@ import contextlib
 import logging
 from collections.abc import Iterable, Iterator
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.core.mail import get_connection
@@ -48,16 +48,11 @@ from django.db.models import Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from .models import (
-    Game,
-    Notification,
-    NotificationKind,
-    NotificationStatus,
-    Seat,
-)
+from games.models import Game, Seat
+from games.selectors import GameReads
 
-if TYPE_CHECKING:
-    from .selectors import GameReads
+from . import emails  # called through the module: tests replace emails.send_notification
+from .models import Notification, NotificationKind, NotificationStatus
 
 log = logging.getLogger(__name__)
 
@@ -194,8 +189,6 @@ def _deliver_claimed(
     Once the claim is half the sending timeout old the rest are left 'sending', unsent: the
     sweep may soon take them back and hand them to another worker, which must be the only one
     to send them."""
-    from .selectors import GameReads  # here: selectors imports services, which imports us
-
     rows = Notification.objects.select_related("user", "game").in_bulk(ids)
     reads = reads or GameReads()
     for row in rows.values():
@@ -217,11 +210,9 @@ def _send_claimed(
     connection: BaseEmailBackend | None,
     reads: GameReads,
 ) -> str:
-    from .emails import RenderError, send_notification
-
     try:
-        sent = send_notification(notification, connection, reads)
-    except (RenderError, DatabaseError) as exc:
+        sent = emails.send_notification(notification, connection, reads)
+    except (emails.RenderError, DatabaseError) as exc:
         # the email could not be written: no mail server was involved, the session is good
         return _attempt_failed(notification, exc)
     except Exception as exc:  # the mail server refused or the network failed
@@ -252,15 +243,13 @@ def _attempt_failed(notification: Notification, exc: Exception) -> str:
     """Queue the row again after its back-off, or mark it failed once it has been failing for
     the retry period. An email that could not be written is logged as an error with its
     traceback (a bug or a broken game, for staff to mend); a refused send as a warning."""
-    from .emails import RenderError
-
     now = timezone.now()
     since = notification.failing_since or now
     failed = now - since >= retry_period()
     outcome = "failed" if failed else "retry"
     error = _error_text(exc)
     extra = {**_log_fields(notification), "outcome": outcome}
-    if isinstance(exc, RenderError):
+    if isinstance(exc, emails.RenderError):
         log.error("email failed: %s", error, exc_info=exc, extra=extra)
     else:
         log.warning("email failed: %s", error, extra=extra)
@@ -306,8 +295,6 @@ def _chunked(ids: list[int], size: int) -> list[list[int]]:
 
 def _deliver_chunks(chunks: list[list[int]]) -> dict[str, int]:
     """Claim and send each chunk of row ids in turn over one SMTP session."""
-    from .selectors import GameReads  # here: selectors imports services, which imports us
-
     reads = GameReads()
     counts: dict[str, int] = {}
     with mail_session() as connection:

@@ -12,7 +12,7 @@ from django.utils import formats, timezone, translation
 
 from games.engine.bots import RandomBot
 from games.models import GameStatus
-from games.services import engine_state
+from games.state import engine_state
 
 pytestmark = pytest.mark.django_db
 

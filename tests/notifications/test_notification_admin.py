@@ -11,11 +11,11 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from games.models import Notification, NotificationKind, NotificationStatus
+from notifications.models import Notification, NotificationKind, NotificationStatus
 
 pytestmark = pytest.mark.django_db
 
-LIST = reverse("admin:games_notification_changelist")
+LIST = reverse("admin:notifications_notification_changelist")
 
 
 @pytest.fixture
@@ -97,11 +97,11 @@ def test_outbox_rows_are_never_added_edited_or_deleted_in_the_admin(
     admin_client: Client, rows: dict[str, Notification]
 ) -> None:
     row = rows["failed"]
-    assert admin_client.get(reverse("admin:games_notification_add")).status_code == 403
-    change = reverse("admin:games_notification_change", args=[row.pk])
+    assert admin_client.get(reverse("admin:notifications_notification_add")).status_code == 403
+    change = reverse("admin:notifications_notification_change", args=[row.pk])
     admin_client.post(change, {"status": NotificationStatus.SENT, "key": "other"})
     assert admin_client.post(
-        reverse("admin:games_notification_delete", args=[row.pk]), {"post": "yes"}
+        reverse("admin:notifications_notification_delete", args=[row.pk]), {"post": "yes"}
     ).status_code == 403
     row.refresh_from_db()
     assert (row.key, row.status) == (f"digest:{row.user_id}:failed", NotificationStatus.FAILED)

@@ -3,7 +3,7 @@
 Mail scanners open links, so a GET never changes anything: it shows what the link would do
 and a button; only the POST from that page acts (as healthchecks and pretix do). An action
 link acts for its seat through the same ``action_submit`` as the game page, bound to its turn
-and step by ``games.links``; a link that cannot act says why, in plain words, and changes
+and step by ``notifications.links``; a link that cannot act says why, in plain words, and changes
 nothing.
 """
 
@@ -23,8 +23,7 @@ from django.views.decorators.http import require_http_methods
 
 from accounts.models import EmailMode, User
 from accounts.services import email_unsubscribe
-from games import integrity, links, presenters, ratelimit, selectors
-from games.emails import linked_groups
+from games import integrity, presenters, ratelimit, selectors
 from games.error_messages import service_error_text
 from games.models import Game, Seat
 from games.services import (
@@ -37,6 +36,8 @@ from games.services import (
     action_submit,
 )
 from games.views.play import too_many_actions
+from notifications import links
+from notifications.emails import linked_groups
 
 #: why a link does not act, by ``LinkError.code``: a heading and an explanation
 REFUSALS: dict[str, tuple[Any, Any]] = {

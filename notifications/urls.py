@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from games.views import email_links, preferences
+from notifications.views import email_links, preferences
 
 urlpatterns = [
     path("t/<str:token>/", email_links.email_action, name="email_action"),

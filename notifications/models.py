@@ -1,0 +1,74 @@
+"""The outbox's rows: one per message that became due, created in the transaction that made it due.
+
+The model was born in ``games`` and moved here with the channels; its table keeps the name it
+had there (``games_notification``), so existing rows stayed where they were.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+
+class NotificationKind(models.TextChoices):
+    TURN = "turn", _("your turn")
+    REMINDER = "reminder", _("deadline reminder")
+    TIMEOUT = "timeout", _("a turn timed out")
+    FINISHED = "finished", _("game over")
+    DIGEST = "digest", _("daily digest")
+
+
+class NotificationStatus(models.TextChoices):
+    QUEUED = "queued", _("queued")
+    SENDING = "sending", _("sending")
+    SENT = "sent", _("sent")
+    FAILED = "failed", _("failed")
+    SKIPPED = "skipped", _("skipped")
+
+
+class Notification(models.Model):
+    """One email that is due: created in the transaction that made it due (an outbox), sent
+    after commit by a task, retried by a periodic sweep. ``key`` is unique per (seat, sequence
+    number, kind), so a task run twice, or two sweeps, send one email."""
+
+    key = models.CharField(max_length=120, unique=True)
+    kind = models.CharField(max_length=10, choices=NotificationKind.choices)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notifications"
+    )
+    game = models.ForeignKey(
+        "games.Game",
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="notifications",
+    )
+    seat = models.PositiveSmallIntegerField(null=True, blank=True)
+    seq = models.PositiveIntegerField(null=True, blank=True)
+    status = models.CharField(
+        max_length=10, choices=NotificationStatus.choices, default=NotificationStatus.QUEUED
+    )
+    attempts = models.PositiveSmallIntegerField(default=0)
+    #: queued rows wait until this time (back-off after a failed attempt)
+    next_attempt_at = models.DateTimeField(default=timezone.now)
+    created_at = models.DateTimeField(default=timezone.now)
+    sent_at = models.DateTimeField(null=True, blank=True)
+    last_error = models.TextField(blank=True)
+    #: when the current run of failed attempts began: the email is given up (status failed)
+    #: NOTIFICATION_RETRY_HOURS after it; null while no attempt has failed
+    failing_since = models.DateTimeField(null=True, blank=True)
+    #: when it was given up: what ``notifications.outbox.failed_count`` counts for /healthz
+    failed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        # the table it had in games, kept when the model moved here (migration 0001)
+        db_table = "games_notification"
+        ordering = ["created_at"]
+        indexes = [
+            models.Index(fields=["status", "next_attempt_at"], name="notification_due"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.key} ({self.status})"

@@ -1,0 +1,47 @@
+"""Celery tasks of the outbox: deliver what a move made due, and the periodic sweeps.
+
+Idempotent like every task: a row is claimed by one conditional update, so a task run twice
+sends one email. The periodic ones run from Celery beat (settings.CELERY_BEAT_SCHEDULE).
+"""
+
+from __future__ import annotations
+
+from celery import shared_task
+from django.utils import timezone
+
+from games.tasks import log_sweep
+
+from . import digest, outbox
+from .models import Notification, NotificationStatus
+
+
+@shared_task(acks_late=True, ignore_result=True)
+def deliver_game_notifications(game_id: int) -> dict[str, int]:
+    """Send the emails one game's last action made due (queued in its transaction)."""
+    ids = Notification.objects.filter(
+        game_id=game_id, status=NotificationStatus.QUEUED
+    ).values_list("pk", flat=True)
+    return outbox.deliver_many(list(ids))  # each email logs its own line, with the game id
+
+
+@shared_task(ignore_result=True)
+def sweep_deliveries() -> dict[str, int]:
+    """Periodic: whatever a dead worker, a down broker or a refusing mail server left."""
+    counts = outbox.deliver_due()
+    log_sweep("delivery sweep", counts)
+    return counts
+
+
+@shared_task(ignore_result=True)
+def queue_digests() -> int:
+    """Periodic: the daily digests that are due in their players' time zones."""
+    count = digest.queue_digests(timezone.now())
+    log_sweep("digest queueing", count)
+    outbox.deliver_due()
+    return count
+
+
+def after_action(game_id: int, seq: int, automatic_next: bool | None = None) -> None:
+    """After-commit hook (games.services.AFTER_COMMIT_HOOKS) of a game's start and of every
+    action that passed the turn: send the messages its transaction made due."""
+    deliver_game_notifications.delay(game_id)

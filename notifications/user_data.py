@@ -1,0 +1,28 @@
+"""The outbox's part of a user's data export (``manage.py export_user_data``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from accounts.models import User
+from games.maintenance import iso
+
+from .models import Notification
+
+
+def user_data(user: User) -> dict[str, Any]:
+    """The messages queued for ``user``: what, for which game, and whether they went out."""
+    rows = Notification.objects.filter(user=user).order_by("created_at", "pk")
+    return {
+        "notifications": [
+            {
+                "kind": n.kind,
+                "game": n.game_id,
+                "status": n.status,
+                "created_at": iso(n.created_at),
+                "sent_at": iso(n.sent_at),
+            }
+            for n in rows
+        ]
+    }
+

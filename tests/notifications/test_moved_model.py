@@ -1,0 +1,49 @@
+"""The outbox's model moved from games to notifications with its table and rows: migrating a
+database that holds notifications keeps every one of them, readable through the new app."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.contrib.contenttypes.models import ContentType
+from django.db import connection
+from django.db.migrations.executor import MigrationExecutor
+
+from accounts.models import User
+from games.models import Game
+from notifications.models import Notification
+
+BEFORE = [("games", "0010_game_frozen"), ("notifications", None)]
+AFTER = [("games", "0011_notification_moved_to_notifications"), ("notifications", "0001_initial")]
+
+
+def _migrate(targets: list[tuple[str, str | None]]) -> Any:
+    """Migrate to ``targets``; the models as they stood there."""
+    executor = MigrationExecutor(connection)
+    executor.migrate(targets)
+    executor.loader.build_graph()
+    return executor.loader.project_state([t for t in targets if t[1] is not None]).apps
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_notification_stored_before_the_move_is_read_after_it() -> None:
+    old = _migrate(BEFORE)
+    old_model = old.get_model("games", "Notification")
+    # accounts and the games' tables are as they are now (only games 0011 was undone)
+    user = User.objects.create_user(username="anna", email="a@x.test", password=None)
+    game = Game.objects.create(kind="keltis", player_count=2, setup={}, created_by=user)
+    old_model.objects.create(
+        key="turn:1:0:0", kind="turn", user_id=user.pk, game_id=game.pk, seat=0, seq=0
+    )
+    assert Notification._meta.db_table == old_model._meta.db_table
+    # a database made before the move knows the model's content type under games only
+    ContentType.objects.filter(app_label="notifications", model="notification").delete()
+    old_type, _ = ContentType.objects.get_or_create(app_label="games", model="notification")
+
+    new = _migrate(AFTER)
+    row = new.get_model("notifications", "Notification").objects.get()
+    assert (row.key, row.kind, row.user_id, row.game_id) == ("turn:1:0:0", "turn", user.pk, game.pk)
+    assert Notification.objects.get().key == "turn:1:0:0"  # the app's own model reads it
+    # its content type (and so the staff's permissions and admin log entries) moved along
+    assert ContentType.objects.get(pk=old_type.pk).app_label == "notifications"
