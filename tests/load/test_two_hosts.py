@@ -28,7 +28,8 @@ from django.db import connection
 from bench import infra
 from bench.infra import CeleryWorker, PrivateRedis, SmtpCounter, WebServer, site_env, wait_until
 from bench.players import Budget, Forms, Http, Stats, create_games, create_players
-from games.models import Game, Notification, NotificationStatus, Seat
+from games.models import Game, Seat
+from notifications.models import Notification, NotificationStatus
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
@@ -58,8 +59,8 @@ class Hosts:
     logs: list[Path]
 
     def finished(self, task: str) -> int:
-        """How many times the workers together have run ``task``."""
-        return sum(worker.tasks_done(f"games.tasks.{task}[") for worker in self.workers)
+        """How many times the workers together have run ``task`` (``app.tasks.name``)."""
+        return sum(worker.tasks_done(f"{task}[") for worker in self.workers)
 
     def idle(self) -> bool:
         """Nothing queued, nothing in hand: with late acks a task stays in Redis's "unacked"
@@ -227,7 +228,8 @@ def test_a_session_moves_emails_and_limits_hold_across_two_web_servers_and_two_w
 
     # its turn email went to the next player once, though both workers were asked to send it
     # three more times (and the SMTP server was slow): each email is one worker's claim
-    from games.tasks import deliver_game_notifications, sweep_deadlines, worker_heartbeat
+    from games.tasks import sweep_deadlines, worker_heartbeat
+    from notifications.tasks import deliver_game_notifications
 
     for _ in range(3):
         deliver_game_notifications.delay(game_id)
@@ -235,9 +237,9 @@ def test_a_session_moves_emails_and_limits_hold_across_two_web_servers_and_two_w
     sweep_deadlines.delay()
     # the game's start (queued here), the turn (queued by B) and the three above
     wait_until(
-        lambda: hosts.finished("deliver_game_notifications") >= 5
-        and hosts.finished("worker_heartbeat") >= 1
-        and hosts.finished("sweep_deadlines") >= 1
+        lambda: hosts.finished("notifications.tasks.deliver_game_notifications") >= 5
+        and hosts.finished("games.tasks.worker_heartbeat") >= 1
+        and hosts.finished("games.tasks.sweep_deadlines") >= 1
         and hosts.idle(),
         30,
         "the workers to finish every task",
