@@ -1,0 +1,43 @@
+"""Template tags of live pages: the stream's address and state on <body>, the turn count."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import template
+from django.conf import settings
+from django.urls import reverse
+from django.utils.html import format_html
+
+from live.messages import state_id
+from live.selectors import page_marks, turn_count
+
+register = template.Library()
+
+
+@register.simple_tag(takes_context=True)
+def live_attrs(context: Any, game: Any = None) -> str:
+    """``data-live-*`` attributes for live.js: where to listen and the state this page shows.
+    Nothing for a visitor on a page of no game (nothing could change for them)."""
+    request = context.get("request")
+    user = getattr(request, "user", None)
+    user_id = user.pk if user is not None and user.is_authenticated else None
+    game_id = game.pk if game is not None else None
+    if user_id is None and game_id is None:
+        return ""
+    since = state_id(page_marks(user_id=user_id, game_id=game_id).items())
+    url = settings.LIVE_STREAM_URL + reverse("live_events")
+    if game_id is None:
+        return format_html(' data-live-url="{}" data-live-since="{}"', url, since)
+    return format_html(
+        ' data-live-url="{}" data-live-since="{}" data-live-game="{}"', url, since, game_id
+    )
+
+
+@register.simple_tag(takes_context=True)
+def live_turn_count(context: Any) -> int:
+    request = context.get("request")
+    user = getattr(request, "user", None)
+    if user is None or not user.is_authenticated:
+        return 0
+    return turn_count(user_id=user.pk)
