@@ -27,7 +27,7 @@ from tests.i18n.catalogues import (
 
 ROOT = Path(settings.BASE_DIR)
 #: what makemessages reads: the apps and the templates (not tests, bench or the venv)
-SOURCES = ["manage.py", "keltis_site", "accounts", "games", "tournaments", "templates"]
+SOURCES = ["manage.py", "keltis_site", "accounts", "games", "tournaments", "live", "templates"]
 
 
 def test_every_language_of_the_menu_has_a_catalogue() -> None:

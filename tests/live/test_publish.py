@@ -19,7 +19,8 @@ from games.engine.bots import RandomBot
 from games.models import Game
 from games.services import (
     GameServiceError,
-    action_submit, engine_state,
+    action_submit,
+    engine_state,
     game_create,
     game_join,
     game_leave,
