@@ -41,6 +41,7 @@ COPY keltis_site keltis_site
 COPY accounts accounts
 COPY games games
 COPY tournaments tournaments
+COPY live live
 COPY templates templates
 COPY locale locale
 
