@@ -42,6 +42,7 @@ COPY accounts accounts
 COPY games games
 COPY tournaments tournaments
 COPY notifications notifications
+COPY live live
 COPY templates templates
 COPY locale locale
 

@@ -41,6 +41,9 @@ log = logging.getLogger(__name__)
 AFTER_COMMIT_HOOKS: list[Callable[[int, int, bool | None], None]] = []
 #: called with the game id once a finished game has committed (ratings, standings, rounds)
 FINISHED_HOOKS: list[Callable[[int], None]] = []
+#: called with the game id once anything its pages show has committed: every action (mid-turn
+#: ones too), a seat taken or given up, a start, a cancel; the live app registers (live pages)
+CHANGED_HOOKS: list[Callable[[int], None]] = []
 
 
 class GameServiceError(Exception):
@@ -185,6 +188,7 @@ def game_create(
             Seat.objects.create(game=game, index=index, bot=bot)
         if len(bots) + 1 == player_count:
             _start(game)
+        _changed(game.pk)
     return game
 
 
@@ -200,6 +204,7 @@ def game_join(*, game_id: int, user: Any) -> Game:
         Seat.objects.create(game=game, index=len(seats), user=user)
         if len(seats) + 1 == game.player_count:
             _start(game)
+        _changed(game.pk)
     return game
 
 
@@ -212,6 +217,7 @@ def game_leave(*, game_id: int, user: Any) -> Game:
         seat = game.seats.filter(user=user).first()
         if seat is None:
             raise NotYourSeat()
+        _changed(game.pk)
         if seat.index == 0:
             game.status = GameStatus.CANCELLED
             game.save(update_fields=["status"])
@@ -398,6 +404,7 @@ def action_submit(
                 _begin_turn(game, now, seats.get(game.to_move))
             fields += TURN_FIELDS
         game.save(update_fields=fields)
+        _changed(game.pk)
         if turn_passed:  # mid-turn, no email is due and the same person still acts
             following = seats.get(game.to_move) if game.to_move is not None else None
             automatic = following is not None and following.acts_automatically
@@ -437,6 +444,13 @@ def game_finish_early(game: Game, engine: EngineGame, now: Any) -> None:
     """End a game the engine has not ended (fewer than two active seats): current scores."""
     _finish(game, engine.scores(), now)
     game.save(update_fields=["status", "finished_at", "to_move", *TURN_FIELDS])
+
+
+def _changed(game_id: int) -> None:
+    """Tell CHANGED_HOOKS once the transaction has committed (after the response, in a
+    request); a hook that fails is logged, never raised: the change is stored."""
+    for hook in CHANGED_HOOKS:
+        transaction.on_commit(lambda hook=hook: call_after_response(hook, game_id))
 
 
 def _after_commit(game_id: int, seq: int, automatic_next: bool | None = None) -> None:

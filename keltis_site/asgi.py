@@ -1,4 +1,8 @@
-"""ASGI entry point for asynchronous servers (e.g. uvicorn keltis_site.asgi:application)."""
+"""ASGI entry point: the live pages' stream server (``uvicorn keltis_site.asgi:application``).
+
+The pages are served by gunicorn (WSGI); this process serves the same Django project for its
+long-lived Server-Sent Events streams (live.views), with the hub's lifespan (live.asgi).
+"""
 
 import os
 
@@ -6,4 +10,8 @@ from django.core.asgi import get_asgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "keltis_site.settings")
 
-application = get_asgi_application()
+django_application = get_asgi_application()
+
+from live.asgi import with_live  # noqa: E402  (Django is set up first)
+
+application = with_live(django_application)

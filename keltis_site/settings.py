@@ -74,6 +74,7 @@ INSTALLED_APPS = [
     "games",
     "notifications",
     "tournaments",
+    "live",
 ]
 
 AUTH_USER_MODEL = "accounts.User"
@@ -361,6 +362,29 @@ NOTIFICATION_RETRY_HOURS: int = env.int("NOTIFICATION_RETRY_HOURS", default=48)
 # scripts/serve passes to the web server and to the worker that sends the turn emails.
 PORT: int = env.int("PORT", default=8000)
 SITE_URL: str = env.str("SITE_URL", default=f"http://127.0.0.1:{PORT}").rstrip("/")
+# Live pages (live/): the stream server (uvicorn keltis_site.asgi, `live` in compose) serves
+# /live/events/ at LIVE_STREAM_URL, by default the site's host on LIVE_PORT (PORT + 1); behind
+# a reverse proxy that routes /live/ to it, set LIVE_STREAM_URL to SITE_URL. The pages' origin
+# may open the stream with its cookies (CORS), and the pages' CSP may connect to it.
+LIVE_PORT: int = env.int("LIVE_PORT", default=PORT + 1)
+_site = urlsplit(SITE_URL)
+LIVE_STREAM_URL: str = env.str(
+    "LIVE_STREAM_URL", default=f"{_site.scheme}://{_site.hostname}:{LIVE_PORT}"
+).rstrip("/")
+LIVE_ALLOWED_ORIGINS: list[str] = [f"{_site.scheme}://{_site.netloc}"]
+CONTENT_SECURITY_POLICY["DIRECTIVES"]["connect-src"] = [
+    SELF, "{0.scheme}://{0.netloc}".format(urlsplit(LIVE_STREAM_URL))
+]
+# How a committed change reaches the stream servers (live/transport.py): Redis pub/sub
+# (redis://host:port/n, on the channel LIVE_CHANNEL) in production, else a Unix datagram
+# socket under VAR_DIR (the embedded default: one stream server on this machine, no Redis).
+LIVE_PUBSUB_URL: str = env.str("LIVE_PUBSUB_URL", default=f"unix://{VAR_DIR / 'live.sock'}")
+LIVE_CHANNEL: str = env.str("LIVE_CHANNEL", default="keltis:live")
+# A comment line this often keeps proxies from closing a quiet stream; the browser waits
+# LIVE_RETRY_MS before its own reconnect (live.js backs off further on repeated failures).
+LIVE_KEEPALIVE_SECONDS: float = env.float("LIVE_KEEPALIVE_SECONDS", default=20.0)
+LIVE_RETRY_MS: int = env.int("LIVE_RETRY_MS", default=1000)
+
 # How the site names itself in emails (never by host and port).
 SITE_NAME: str = env.str("SITE_NAME", default="Keltis by mail")
 

@@ -46,7 +46,7 @@ def imports_of(source: str, filename: str, app: str) -> list[str]:
     return found
 
 
-@pytest.mark.parametrize("app", ["notifications", "tournaments"])
+@pytest.mark.parametrize("app", ["notifications", "tournaments", "live"])
 def test_no_module_of_games_imports_an_app_built_on_it(app: str) -> None:
     modules = sorted(GAMES.rglob("*.py"))
     assert GAMES / "views" / "play.py" in modules and GAMES / "presenters" / "page.py" in modules

@@ -100,7 +100,7 @@ def test_interpolate_does_what_compose_does() -> None:
 
 
 def test_the_stack_has_its_services(services: dict[str, Any]) -> None:
-    assert set(services) == {"web", "worker", "beat", "postgres", "redis", "mailpit"}
+    assert set(services) == {"web", "worker", "beat", "postgres", "redis", "mailpit", "live"}
 
 
 def test_exactly_one_beat_with_one_replica(services: dict[str, Any]) -> None:

@@ -1,0 +1,53 @@
+"""Reads for live pages: what a page depends on (its marks) and the player's turn count."""
+
+from __future__ import annotations
+
+from django.db.models import Count, F
+
+from games.models import Game, GameStatus, Seat
+
+from .messages import GameChange
+
+#: a player's games whose changes reach every page of theirs ("my games", the turn count)
+ACTIVE = (GameStatus.OPEN, GameStatus.RUNNING)
+
+
+def game_change(game_id: int) -> GameChange | None:
+    """The message for the game as committed now (None: no such game)."""
+    game = Game.objects.filter(pk=game_id).values("seq", "status", "to_move").first()
+    if game is None:
+        return None
+    users = tuple(
+        Seat.objects.filter(game_id=game_id, user__isnull=False)
+        .order_by("index")
+        .values_list("user_id", flat=True)
+    )
+    seats = Seat.objects.filter(game_id=game_id).count()
+    return GameChange(
+        game=game_id, seq=game["seq"], status=game["status"], to_move=game["to_move"],
+        seats=seats, users=users,
+    )
+
+
+def page_marks(*, user_id: int | None, game_id: int | None) -> dict[int, tuple[int, str, int]]:
+    """(seq, status, seats) of the game the page shows and of the viewer's open and running
+    games: two queries at most."""
+    games = Game.objects.none()
+    if user_id is not None:
+        games = Game.objects.filter(seats__user_id=user_id, status__in=ACTIVE)
+    if game_id is not None:
+        games = games | Game.objects.filter(pk=game_id)
+    rows = games.distinct().annotate(seat_count=Count("seats", distinct=True)).values_list(
+        "pk", "seq", "status", "seat_count"
+    )
+    return {pk: (seq, status, seats) for pk, seq, status, seats in rows}
+
+
+def turn_count(*, user_id: int) -> int:
+    """Running games where it is the player's turn (a frozen game waits for nobody)."""
+    return Seat.objects.filter(
+        user_id=user_id,
+        game__status=GameStatus.RUNNING,
+        game__to_move=F("index"),
+        game__frozen_at__isnull=True,
+    ).count()

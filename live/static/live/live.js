@@ -1,0 +1,73 @@
+// Live pages: listen to the site's event stream (Server-Sent Events) and, when the game or the
+// player's games change, fetch this page again and swap its live regions and title.
+// The stream says only which game moved (never a card): the page's own view comes over the
+// ordinary authenticated GET, as a reload would show it. Without JavaScript nothing changes.
+(function () {
+  "use strict";
+  var body = document.body;
+  var url = body.dataset.liveUrl;
+  if (!url || !window.EventSource || !window.fetch || !window.DOMParser) {
+    return;
+  }
+  var game = body.dataset.liveGame || "";
+  var since = body.dataset.liveSince || ""; // the state this page shows (the SSE event id)
+  var delay = 1000;
+  var fetching = false;
+  var again = false;
+
+  function streamUrl() {
+    var query = new URLSearchParams();
+    if (game) { query.set("game", game); }
+    if (since) { query.set("since", since); }
+    return url + "?" + query.toString();
+  }
+
+  function swap(html) {
+    var fresh = new DOMParser().parseFromString(html, "text/html");
+    document.title = fresh.title;
+    document.querySelectorAll("[data-live-region]").forEach(function (region) {
+      var other = region.id && fresh.getElementById(region.id);
+      if (other) { region.innerHTML = other.innerHTML; }
+    });
+    since = fresh.body.dataset.liveSince || since;
+    body.dataset.liveSince = since;
+    document.dispatchEvent(new CustomEvent("live:updated"));
+  }
+
+  function refresh() {
+    if (fetching) { again = true; return; }
+    fetching = true;
+    fetch(window.location.href, { credentials: "same-origin", headers: { "X-Live": "1" } })
+      .then(function (response) {
+        if (!response.ok) { throw new Error(String(response.status)); }
+        return response.text();
+      })
+      .then(swap)
+      .catch(function () { /* the next change or reconnect tries again */ })
+      .then(function () {
+        fetching = false;
+        if (again) { again = false; refresh(); }
+      });
+  }
+
+  function connect() {
+    var source = new EventSource(streamUrl(), { withCredentials: true });
+    source.addEventListener("open", function () {
+      delay = 1000;
+      body.dataset.liveState = "open";
+    });
+    source.addEventListener("change", function (event) {
+      if (event.lastEventId && event.lastEventId === since) { return; } // shown already
+      refresh();
+    });
+    source.addEventListener("error", function () {
+      // reconnect ourselves, with back-off and jitter, sending the last state seen
+      source.close();
+      body.dataset.liveState = "closed";
+      window.setTimeout(connect, delay + Math.random() * delay / 2);
+      delay = Math.min(delay * 2, 30000);
+    });
+  }
+
+  connect();
+}());

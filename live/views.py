@@ -1,0 +1,104 @@
+"""The event stream a live page listens to: Server-Sent Events, served by the ASGI process.
+
+``GET /live/events/?game=G&since=ID``: the changes of game G (public: anyone who may see its
+page may hear them) and, for a logged-in player, of their open and running games. Each event is
+``change`` with the id of what the page now depends on (``messages.state_id``) and the public
+part of the message. ``since`` (or the Last-Event-ID header of a browser's own reconnect) is
+the id the page was rendered with, or last heard: when it differs from the id now, a first
+``change`` tells the page to catch up at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+
+from asgiref.sync import sync_to_async
+from django.conf import settings
+from django.http import (
+    HttpRequest,
+    HttpResponse,
+    HttpResponseBadRequest,
+    HttpResponseNotFound,
+    StreamingHttpResponse,
+)
+
+from .hub import Subscription, hub
+from .messages import GameChange, state_id
+from .selectors import ACTIVE, page_marks
+
+Marks = dict[int, tuple[int, str, int]]
+
+
+def _event(event_id: str, data: dict[str, object]) -> str:
+    return f"event: change\nid: {event_id}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
+
+
+async def _stream(
+    sub: Subscription, marks: Marks, since: str, game_id: int | None
+) -> AsyncIterator[str]:
+    try:
+        yield f"retry: {settings.LIVE_RETRY_MS}\n\n"
+        current = state_id(marks.items())
+        if since and since != current:
+            yield _event(current, {})
+        while True:
+            try:
+                change = await asyncio.wait_for(
+                    sub.queue.get(), timeout=settings.LIVE_KEEPALIVE_SECONDS
+                )
+            except TimeoutError:
+                yield ": keep-alive\n\n"
+                continue
+            if change is None:
+                return
+            _update(marks, change, game_id)
+            yield _event(state_id(marks.items()), change.public())
+    finally:
+        hub.unsubscribe(sub)
+
+
+def _update(marks: Marks, change: GameChange, game_id: int | None) -> None:
+    """The marks as ``page_marks`` would read them now (no query per change and stream)."""
+    if change.game == game_id or change.status in ACTIVE:
+        marks[change.game] = change.mark
+    else:
+        marks.pop(change.game, None)
+
+
+def _cors(request: HttpRequest, response: HttpResponse) -> HttpResponse:
+    """The pages' origin may open the stream with its cookies (the stream server may listen on
+    another port or host than the pages)."""
+    origin = request.headers.get("Origin")
+    if origin and origin in settings.LIVE_ALLOWED_ORIGINS:
+        response["Access-Control-Allow-Origin"] = origin
+        response["Access-Control-Allow-Credentials"] = "true"
+    response["Vary"] = "Origin, Cookie"
+    return response
+
+
+async def events(request: HttpRequest) -> HttpResponse:
+    raw_game = request.GET.get("game", "")
+    try:
+        game_id = int(raw_game) if raw_game else None
+    except ValueError:
+        return _cors(request, HttpResponseBadRequest("game: a number"))
+    user = await request.auser()
+    user_id = user.pk if user.is_authenticated else None
+    if user_id is None and game_id is None:
+        return _cors(request, HttpResponse(status=204))  # nothing to hear: EventSource stops
+    await hub.start()
+    # subscribed before the marks are read: a change committed in between is heard
+    sub = hub.subscribe(user_id=user_id, game_id=game_id)
+    marks = await sync_to_async(page_marks)(user_id=user_id, game_id=game_id)
+    if game_id is not None and game_id not in marks:
+        hub.unsubscribe(sub)
+        return _cors(request, HttpResponseNotFound("no such game"))
+    since = request.headers.get("Last-Event-ID") or request.GET.get("since", "")
+    response = StreamingHttpResponse(
+        _stream(sub, marks, since, game_id), content_type="text/event-stream"
+    )
+    response["Cache-Control"] = "no-store"
+    response["X-Accel-Buffering"] = "no"  # a proxy (nginx) must pass each event on at once
+    return _cors(request, response)

@@ -1,0 +1,86 @@
+"""A real stream server for live tests: uvicorn serving keltis_site.asgi in a thread of the test
+process (it reads the test database, as the live server does), which a test may stop and start
+again on the same port. Changes travel as they would in CI's deployment: the embedded default's
+Unix socket on SQLite, Redis pub/sub (a channel of the test's own) on PostgreSQL."""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.db import connection
+
+#: this part of the suite's ports
+PORTS = range(8400, 8500)
+
+
+def free_port() -> int:
+    for port in PORTS:
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+        return port
+    raise RuntimeError(f"no free port in {PORTS}")
+
+
+class StreamServer:
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.url = f"http://localhost:{port}"
+        self.server: Any = None
+        self.thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        import uvicorn
+
+        from keltis_site.asgi import application
+
+        config = uvicorn.Config(
+            application, host="127.0.0.1", port=self.port, lifespan="on",
+            log_level="warning", timeout_graceful_shutdown=1,
+        )
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+        self.thread.start()
+        end = time.monotonic() + 10
+        while not self.server.started:
+            if time.monotonic() > end:
+                raise RuntimeError("the stream server did not start")
+            time.sleep(0.02)
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        assert self.thread is not None
+        self.thread.join(10)
+        assert not self.thread.is_alive(), "the stream server did not stop"
+
+
+@pytest.fixture
+def stream_server(settings: Any, tmp_path: Path, live_server: Any) -> Iterator[StreamServer]:
+    if connection.vendor == "sqlite":
+        settings.LIVE_PUBSUB_URL = f"unix://{tmp_path / 'live.sock'}"
+    else:
+        settings.LIVE_PUBSUB_URL = os.environ.get(
+            "LIVE_TEST_REDIS_URL", "redis://127.0.0.1:6379/13"
+        )
+        settings.LIVE_CHANNEL = f"keltis:live:test:{uuid.uuid4().hex}"
+    server = StreamServer(free_port())
+    settings.LIVE_STREAM_URL = server.url
+    settings.LIVE_ALLOWED_ORIGINS = [live_server.url]
+    settings.LIVE_KEEPALIVE_SECONDS = 5
+    csp = {**settings.CONTENT_SECURITY_POLICY}
+    csp["DIRECTIVES"] = {**csp["DIRECTIVES"], "connect-src": ["'self'", server.url]}
+    settings.CONTENT_SECURITY_POLICY = csp
+    server.start()
+    yield server
+    if server.thread is not None and server.thread.is_alive():
+        server.stop()
