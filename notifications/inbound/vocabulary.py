@@ -10,7 +10,6 @@ from django.utils.translation import pgettext
 from .grammar import Vocabulary, merged
 
 
-
 def _words() -> dict[str, str]:
     # the context is written out in each call: xgettext reads only literal contexts
     return {

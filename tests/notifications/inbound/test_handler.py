@@ -32,7 +32,9 @@ def test_a_whole_turn_in_one_reply_is_played_and_answered(players: Callable[...,
     result = receive(raw)
 
     assert (result.outcome, result.status, result.answered) == ("applied", EX_OK, True)
-    actions = list(Event.objects.filter(game=t.game).order_by("seq").values_list("action", flat=True))
+    actions = list(
+        Event.objects.filter(game=t.game).order_by("seq").values_list("action", flat=True)
+    )
     assert actions == ["play r5 big", "draw deck"]
     assert t.refresh().to_move == 1
     [answer] = [m for m in mail.outbox if m.to == [anna.email] and "Re" not in m.subject]
