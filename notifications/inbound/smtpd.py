@@ -9,6 +9,7 @@ so mail for other addresses is refused before its data is sent.
 from __future__ import annotations
 
 import asyncio
+import logging
 from typing import Any
 
 from django.conf import settings
@@ -17,12 +18,17 @@ from django.db import close_old_connections
 from .. import links
 from .handler import EX_DATAERR, EX_NOUSER, EX_OK, TemporaryFailure, receive
 
+log = logging.getLogger(__name__)
+
 
 def _handle(content: bytes, recipient: str, sender: str) -> str:
     close_old_connections()
     try:
         result = receive(content, recipient=recipient, envelope_sender=sender)
     except TemporaryFailure:
+        return "451 4.3.0 Try again later"
+    except Exception:  # a bug or a failed answer: the sender's server keeps the mail and retries
+        log.exception("inbound mail: failed")
         return "451 4.3.0 Try again later"
     finally:
         close_old_connections()
