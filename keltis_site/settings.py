@@ -431,6 +431,22 @@ ADMINS: list[tuple[str, str]] = [
 SERVER_EMAIL: str = DEFAULT_FROM_EMAIL  # the sender of those emails
 EMAIL_SUBJECT_PREFIX = f"[{SITE_NAME}] "
 
+# Play by email (notifications/inbound/): with INBOUND_EMAIL_DOMAIN set, every turn email and
+# reminder carries Reply-To: play+<signed turn token>@INBOUND_EMAIL_DOMAIN, and a reply to it
+# (through `manage.py receive_mail` or `manage.py smtpd`) takes the turn. Unset: no Reply-To.
+INBOUND_EMAIL_DOMAIN: str = env.str("INBOUND_EMAIL_DOMAIN", default="")
+# The authserv-id our own receiving mail server writes in Authentication-Results (RFC 8601):
+# a reply whose header from it says dmarc=fail is refused; such headers from others are ignored.
+# Empty: no header is trusted.
+INBOUND_AUTHSERV_ID: str = env.str("INBOUND_AUTHSERV_ID", default="")
+# The largest reply read, in bytes: a larger one is refused unread.
+INBOUND_MAX_BYTES: int = env.int("INBOUND_MAX_BYTES", default=1_000_000)
+# Replies handled per sender address in a window (N/m, N/h, N/d); past it they are ignored.
+INBOUND_RATE_LIMIT: str = env.str("INBOUND_RATE_LIMIT", default="30/h")
+# Where `manage.py smtpd` listens (its docker-compose service maps port 25 to it).
+INBOUND_SMTP_HOST: str = env.str("INBOUND_SMTP_HOST", default="127.0.0.1")
+INBOUND_SMTP_PORT: int = env.int("INBOUND_SMTP_PORT", default=2525)
+
 # Accounts: django-allauth. Players sign in with their email address and a password. Nobody
 # types a username: accounts.adapter makes a unique one from the display name, never from the
 # email, as usernames are public (profile links /players/<username>/, public_name's fallback).

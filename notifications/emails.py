@@ -35,6 +35,7 @@ from keltis_site import mail_headers
 
 from . import links
 from .digest import waiting_games
+from .inbound.moves import reply_section
 from .models import Notification, NotificationKind
 
 #: at most this many past events are listed under "since your last turn"
@@ -117,16 +118,17 @@ def _write(
         return None
     now = timezone.now()
     with translation.override(user.language or settings.LANGUAGE_CODE), timezone.override(
-        _zone(user)
+        zone_of(user)
     ):
         context = build(notification, user, now, reads)
         if context is None:
             return None
-        return _message(notification, user, {**_common(user), **context})
+        return _message(notification, user, {**common_context(user), **context})
 
 
 # -- the email itself -----------------------------------------------------------------------------
-def _zone(user: User) -> zoneinfo.ZoneInfo:
+def zone_of(user: User) -> zoneinfo.ZoneInfo:
+    """The player's time zone (UTC for one the system does not know)."""
     try:
         return zoneinfo.ZoneInfo(user.time_zone or "UTC")
     except (zoneinfo.ZoneInfoNotFoundError, ValueError):
@@ -151,7 +153,18 @@ def _text(raw: str) -> str:
 def _message(
     notification: Notification, user: User, context: dict[str, Any]
 ) -> EmailMultiAlternatives:
-    base = f"emails/{notification.kind}"
+    return compose(
+        notification.kind, user, context, _headers(notification, context["unsubscribe_url"])
+    )
+
+
+def compose(
+    name: str, user: User, context: dict[str, Any], headers: dict[str, str]
+) -> EmailMultiAlternatives:
+    """The email ``emails/<name>`` to ``user``: subject, text and HTML rendered with
+    ``context`` in the active language; a context with a ``reply_address`` (a turn that may
+    be taken by reply) sets Reply-To to it."""
+    base = f"emails/{name}"
     subject = " ".join(render_to_string(f"{base}.subject.txt", context).split())
     text = _text(render_to_string(f"{base}.txt", context))
     html = render_to_string(f"{base}.html", context)
@@ -160,13 +173,15 @@ def _message(
         body=text,
         from_email=settings.DEFAULT_FROM_EMAIL,
         to=[user.email],
-        headers=_headers(notification, context["unsubscribe_url"]),
+        headers=headers,
+        reply_to=[context["reply_address"]] if context.get("reply_address") else None,
     )
     message.attach_alternative(html, "text/html")
     return message
 
 
-def _common(user: User) -> dict[str, Any]:
+def common_context(user: User) -> dict[str, Any]:
+    """What every game email's templates use: the name, the settings and unsubscribe links."""
     return {
         "user_name": user.public_name,
         "time_zone": user.time_zone,
@@ -301,6 +316,16 @@ def _turn(
     game = _turn_is_on(notification, user, reads)
     if game is None:
         return None
+    return turn_context(game, user, now, reads)
+
+
+def turn_context(
+    game: Game, user: User, now: datetime, reads: selectors.GameReads | None = None
+) -> dict[str, Any] | None:
+    """The position of ``user``'s turn in ``game`` as the turn email shows it (hand, what
+    happened since, the legal moves as links and as reply lines); None unless it is their
+    turn."""
+    reads = reads or selectors.GameReads()
     page = selectors.game_page(game=game, user=user, reads=reads, with_rated=False)
     seat = page.viewer_seat
     if seat is None or not page.legal or page.view is None:
@@ -318,6 +343,9 @@ def _turn(
         "phase_text": presenters.phase_text(game.kind, page.phase, page.view),
         "started_turn": game.seq != game.turn_seq,
         "groups": groups,
+        **reply_section(
+            game.kind, page.legal, page.view, links.ReplyKey(game.pk, seat, game.turn_seq)
+        ),
     }
 
 

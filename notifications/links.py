@@ -8,19 +8,22 @@ of the game, not the token, decides, so a link dies when the game moves on.
 
 from __future__ import annotations
 
+import base64
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+from django.conf import settings
 from django.core import signing
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.crypto import constant_time_compare, salted_hmac
 
 from games.models import Game, GameStatus, Seat
 from keltis_site.public_site import absolute
 
 SALT = "keltis.links"
-ACTION, UNSUBSCRIBE = "act", "unsubscribe"
+ACTION, UNSUBSCRIBE, REPLY = "act", "unsubscribe", "reply"
 #: a bound on any action token: the deadline or the end of the turn ends it much sooner
 ACTION_MAX_AGE = timedelta(days=60)
 
@@ -140,3 +143,60 @@ def unsubscribe_read(token: str) -> int:
     if len(payload) != 1 or not isinstance(payload[0], int):
         raise LinkError("invalid")
     return payload[0]
+
+
+# -- reply addresses ------------------------------------------------------------------------------
+#: the local part's prefix: ``play+<token>@INBOUND_EMAIL_DOMAIN``
+REPLY_PREFIX = "play+"
+#: characters of the signature: 16 base32 characters are 80 bits
+_REPLY_SIG_CHARS = 16
+
+
+@dataclass(frozen=True)
+class ReplyKey:
+    """The turn a reply address names: good for this game, seat and turn only."""
+
+    game_id: int
+    seat: int
+    turn_seq: int
+
+
+def _reply_signature(game_id: int, seat: int, turn_seq: int) -> str:
+    digest = salted_hmac(f"{SALT}.{REPLY}", f"{game_id}:{seat}:{turn_seq}").digest()
+    return base64.b32encode(digest).decode()[:_REPLY_SIG_CHARS].lower()
+
+
+def reply_token(key: ReplyKey) -> str:
+    """``<game>-<seat>-<turn>-<signature>``: digits and lower-case base32 only, so a mail server
+    that lowercases local parts changes nothing, and short enough for a local part (RFC 5321:
+    64 characters). The ids are public (they are in the game's address), the signature is not."""
+    return f"{key.game_id}-{key.seat}-{key.turn_seq}-" + _reply_signature(
+        key.game_id, key.seat, key.turn_seq
+    )
+
+
+def reply_read(token: str) -> ReplyKey:
+    """The turn a reply token names, or ``LinkError("invalid")`` for a forged or altered one."""
+    parts = token.strip().lower().split("-")
+    if len(parts) != 4 or not all(p.isdigit() and len(p) <= 12 for p in parts[:3]):
+        raise LinkError("invalid")
+    game_id, seat, turn_seq = (int(p) for p in parts[:3])
+    if not constant_time_compare(parts[3], _reply_signature(game_id, seat, turn_seq)):
+        raise LinkError("invalid")
+    return ReplyKey(game_id, seat, turn_seq)
+
+
+def reply_address(key: ReplyKey) -> str | None:
+    """The address a turn email's replies go to; None while INBOUND_EMAIL_DOMAIN is unset."""
+    domain = settings.INBOUND_EMAIL_DOMAIN
+    if not domain:
+        return None
+    return f"{REPLY_PREFIX}{reply_token(key)}@{domain}"
+
+
+def reply_token_of(address: str) -> str | None:
+    """The token in a reply address (``play+<token>@domain``, any case), else None."""
+    local, at, _domain = address.strip().strip("<>").rpartition("@")
+    if not at or not local.lower().startswith(REPLY_PREFIX):
+        return None
+    return local[len(REPLY_PREFIX) :] or None

@@ -72,3 +72,49 @@ class Notification(models.Model):
 
     def __str__(self) -> str:
         return f"{self.key} ({self.status})"
+
+
+class InboundOutcome(models.TextChoices):
+    """What became of a reply to a turn email (notifications.inbound.handler); the labels are
+    for staff in the admin, in English."""
+
+    PROCESSING = "processing", "being handled"
+    APPLIED = "applied", "moves applied"
+    HELP = "help", "help sent"
+    REFUSED = "refused", "moves refused"
+    STALE = "stale", "turn over"
+    FORGED = "forged", "sender is not the seat's player"
+    DMARC_FAIL = "dmarc_fail", "DMARC failed"
+    LOOP = "loop", "automatic mail ignored"
+    RATE_LIMITED = "rate_limited", "too many replies"
+    TOO_LARGE = "too_large", "too large"
+    UNKNOWN_ADDRESS = "unknown_address", "unknown address"
+    GARBAGE = "garbage", "not an email"
+
+
+class InboundMessage(models.Model):
+    """One received reply, stored once (its Message-ID is unique): the same message delivered
+    twice acts once and is answered once. Its body is not kept, only what became of it."""
+
+    message_id = models.CharField(max_length=255, unique=True)
+    received_at = models.DateTimeField(default=timezone.now)
+    sender = models.CharField(max_length=254, blank=True)
+    size = models.PositiveIntegerField(default=0)
+    game = models.ForeignKey(
+        "games.Game", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    seat = models.PositiveSmallIntegerField(null=True, blank=True)
+    turn_seq = models.PositiveIntegerField(null=True, blank=True)
+    outcome = models.CharField(
+        max_length=20, choices=InboundOutcome.choices, default=InboundOutcome.PROCESSING
+    )
+    #: the actions applied, or why nothing was (an error code), for staff
+    detail = models.TextField(blank=True)
+    #: when the answer email went out; None: none is due, or it is still to be sent
+    answered_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-received_at"]
+
+    def __str__(self) -> str:
+        return f"{self.message_id} ({self.outcome})"

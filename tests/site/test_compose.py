@@ -24,7 +24,7 @@ import yaml
 from tests.site.image import dockerfile
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-APP_SERVICES = ("web", "worker", "beat")
+APP_SERVICES = ("web", "worker", "beat", "smtpd")
 
 
 def load_compose() -> dict[str, Any]:
@@ -100,7 +100,20 @@ def test_interpolate_does_what_compose_does() -> None:
 
 
 def test_the_stack_has_its_services(services: dict[str, Any]) -> None:
-    assert set(services) == {"web", "worker", "beat", "postgres", "redis", "mailpit", "live"}
+    assert set(services) == {
+        "web", "worker", "beat", "smtpd", "postgres", "redis", "mailpit", "live"
+    }
+
+
+def test_smtpd_runs_the_reply_listener_on_the_port_it_publishes(
+    services: dict[str, Any],
+) -> None:
+    """The MX points at port 25; the listener runs unprivileged on 2525 inside."""
+    words = shlex.split(services["smtpd"]["command"])
+    assert words[:3] == ["python", "manage.py", "smtpd"]
+    port = words[words.index("--port") + 1]
+    assert services["smtpd"]["ports"] == [f"25:{port}"]
+    assert words[words.index("--host") + 1] == "0.0.0.0"
 
 
 def test_exactly_one_beat_with_one_replica(services: dict[str, Any]) -> None:

@@ -1,0 +1,293 @@
+"""One received reply, from its bytes to its moves and its answer.
+
+The checks run cheapest and most final first: size, loops, rate, address, DMARC, sender, turn.
+A reply that is refused for who sent it (a forged From, a DMARC failure, a loop, too many
+replies) is not answered: an answer would go to an address that did not write, or feed a loop.
+Every other handled reply is answered once (``answers``), from the stored row, so a
+redelivered message whose answer failed to go out gets it then, and nothing acts twice.
+
+The moves go down ``games.services.action_submit`` with the sequence number each expects: the
+lines are first read and tried on a copy of the engine's state, so a reply either plays every
+move it could read or nothing; a turn that moved on meanwhile stops it there (``GameMovedOn``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import re
+from dataclasses import dataclass
+from datetime import timedelta
+from email import policy
+from email.headerregistry import Address
+from email.message import EmailMessage
+from email.parser import BytesParser
+from email.utils import getaddresses, parseaddr
+from typing import Any
+
+from allauth.account.models import EmailAddress
+from django.conf import settings
+from django.db import DatabaseError, IntegrityError, transaction
+from django.utils import timezone, translation
+
+from games import ratelimit
+from games.engine import IllegalAction
+from games.error_messages import service_error_text
+from games.models import Game, GameStatus, Seat
+from games.services import GameServiceError, action_submit
+from games.state import engine_state
+
+from .. import links
+from ..models import InboundMessage, InboundOutcome
+from . import answers
+from .answers import ANSWERED
+from .body import message_text, written_lines
+from .grammar import read_line
+from .vocabulary import vocabulary
+
+log = logging.getLogger(__name__)
+
+# sysexits.h: what a mail server's pipe transport makes of the exit status
+EX_OK, EX_DATAERR, EX_NOUSER, EX_TEMPFAIL = 0, 65, 67, 75
+#: a row still "processing" this long after it arrived was left by a process that died
+STUCK_AFTER = timedelta(minutes=15)
+
+
+@dataclass(frozen=True)
+class Result:
+    outcome: str
+    status: int
+    answered: bool = False
+
+
+class TemporaryFailure(Exception):
+    """The reply could not be handled now (the database is away): the mail server retries."""
+
+
+def receive(raw: bytes, *, recipient: str | None = None, envelope_sender: str | None = None
+            ) -> Result:
+    """Handle one RFC 5322 message. ``recipient`` is the envelope recipient when the caller
+    knows it (else the message's Delivered-To, X-Original-To, To or Cc); ``envelope_sender``
+    the envelope's MAIL FROM ("" for a bounce)."""
+    try:
+        return _receive(raw, recipient, envelope_sender)
+    except DatabaseError as exc:
+        log.warning("inbound mail: temporary failure", extra={"error": type(exc).__name__})
+        raise TemporaryFailure(str(exc)) from exc
+
+
+def _message_id(message: EmailMessage | None, raw: bytes) -> str:
+    found = str(message.get("Message-ID", "") if message is not None else "").strip()
+    if found and len(found) <= 255:
+        return found
+    return f"<sha256-{hashlib.sha256(raw).hexdigest()}@inbound>"
+
+
+def _record(message_id: str, outcome: str, **fields: Any) -> InboundMessage:
+    row, _ = InboundMessage.objects.get_or_create(
+        message_id=message_id, defaults={"outcome": outcome, **fields}
+    )
+    return row
+
+
+def _receive(raw: bytes, recipient: str | None, envelope_sender: str | None) -> Result:
+    if len(raw) > settings.INBOUND_MAX_BYTES:
+        head = BytesParser(policy=policy.default).parsebytes(raw[:65536], headersonly=True)
+        message_id = _message_id(head, raw)  # type: ignore[arg-type]
+        _record(message_id, InboundOutcome.TOO_LARGE, size=len(raw))
+        return Result(InboundOutcome.TOO_LARGE, EX_DATAERR)
+    message = BytesParser(policy=policy.default).parsebytes(raw)
+    sender = _sender(message)
+    message_id = _message_id(message, raw)  # type: ignore[arg-type]
+    if sender is None:
+        _record(message_id, InboundOutcome.GARBAGE, size=len(raw))
+        return Result(InboundOutcome.GARBAGE, EX_DATAERR)
+    row, fresh = _claim(message_id, sender=sender, size=len(raw))
+    if not fresh:
+        return _again(row)
+    if _is_automatic(message, envelope_sender):
+        return _close(row, InboundOutcome.LOOP, EX_OK)
+    if not ratelimit.hit("inbound", sender.lower(), settings.INBOUND_RATE_LIMIT):
+        return _close(row, InboundOutcome.RATE_LIMITED, EX_OK)
+    key = _key(message, recipient)
+    game = Game.objects.filter(pk=key.game_id).first() if key else None
+    if key is None or game is None:
+        return _close(row, InboundOutcome.UNKNOWN_ADDRESS, EX_NOUSER)
+    row.game, row.seat, row.turn_seq = game, key.seat, key.turn_seq
+    if _dmarc_failed(message):
+        return _close(row, InboundOutcome.DMARC_FAIL, EX_OK)
+    seat = Seat.objects.filter(game=game, index=key.seat).select_related("user").first()
+    user = seat.user if seat is not None else None
+    if user is None or not _verified(user, sender):
+        return _close(row, InboundOutcome.FORGED, EX_OK)
+    with translation.override(user.language or settings.LANGUAGE_CODE):
+        outcome, detail = _play(game, key, user, written_lines(message_text(message)))
+    row.detail = detail
+    _close(row, outcome, EX_OK)
+    answered = answers.answer(row, user, in_reply_to=message_id)
+    return Result(outcome, EX_OK, answered)
+
+
+# -- the message's parts ---------------------------------------------------------------------------
+def _sender(message: EmailMessage) -> str | None:
+    try:
+        _name, address = parseaddr(str(message.get("From", "")))
+    except (ValueError, TypeError, IndexError):
+        return None
+    if "@" not in address:
+        return None
+    try:
+        Address(addr_spec=address)
+    except (ValueError, IndexError):
+        return None
+    return address
+
+
+_AUTO_PRECEDENCE = {"bulk", "junk", "list", "auto_reply"}
+_DAEMONS = re.compile(r"^(mailer-daemon|postmaster)@", re.IGNORECASE)
+
+
+def _is_automatic(message: EmailMessage, envelope_sender: str | None) -> bool:
+    """An auto-reply, a bounce or a list's mail (RFC 3834), which must never be answered."""
+    auto = str(message.get("Auto-Submitted", "")).strip().lower()
+    if auto and auto.split(";")[0].strip() != "no":
+        return True
+    if envelope_sender == "" or str(message.get("Return-Path", "")).strip() == "<>":
+        return True
+    if _DAEMONS.match(_sender(message) or ""):
+        return True
+    if any(message.get(h) for h in ("X-Autoreply", "X-Autorespond", "X-Auto-Response")):
+        return True
+    return str(message.get("Precedence", "")).strip().lower() in _AUTO_PRECEDENCE
+
+
+def _key(message: EmailMessage, recipient: str | None) -> links.ReplyKey | None:
+    """The turn the reply address names: the envelope's recipient, else the headers'."""
+    candidates = [recipient] if recipient else []
+    for header in ("Delivered-To", "X-Original-To", "To", "Cc"):
+        candidates += [addr for _, addr in getaddresses(
+            [str(v) for v in message.get_all(header, [])]
+        )]
+    for address in candidates:
+        token = links.reply_token_of(address or "")
+        if token is None:
+            continue
+        try:
+            return links.reply_read(token)
+        except links.LinkError:
+            continue
+    return None
+
+
+def _dmarc_failed(message: EmailMessage) -> bool:
+    """Our own receiving server (INBOUND_AUTHSERV_ID) said dmarc=fail; the same header from
+    any other server proves nothing and is ignored (RFC 8601 section 5)."""
+    ours = settings.INBOUND_AUTHSERV_ID.strip().lower()
+    if not ours:
+        return False
+    for value in message.get_all("Authentication-Results", []):
+        text = " ".join(str(value).split())
+        authserv = text.split(";", 1)[0].strip().split()[0].lower() if text else ""
+        if authserv == ours and re.search(r"\bdmarc\s*=\s*fail\b", text, re.IGNORECASE):
+            return True
+    return False
+
+
+def _verified(user: Any, sender: str) -> bool:
+    return EmailAddress.objects.filter(user=user, email__iexact=sender, verified=True).exists()
+
+
+# -- the row ---------------------------------------------------------------------------------------
+def _claim(message_id: str, **fields: Any) -> tuple[InboundMessage, bool]:
+    """The row of this message, and whether this call is the one to handle it: a new row, or
+    one a dead process left "processing" long ago (taken over with a conditional update)."""
+    try:
+        with transaction.atomic():
+            return InboundMessage.objects.create(message_id=message_id, **fields), True
+    except IntegrityError:
+        pass
+    row = InboundMessage.objects.get(message_id=message_id)
+    taken = InboundMessage.objects.filter(
+        pk=row.pk,
+        outcome=InboundOutcome.PROCESSING,
+        received_at__lt=timezone.now() - STUCK_AFTER,
+    ).update(received_at=timezone.now())
+    return row, bool(taken)
+
+
+def _close(row: InboundMessage, outcome: str, status: int) -> Result:
+    row.outcome = outcome
+    row.save(update_fields=["outcome", "detail", "game", "seat", "turn_seq"])
+    log.info("inbound mail", extra={"outcome": outcome, "game_id": row.game_id})
+    return Result(outcome, status)
+
+
+def _again(row: InboundMessage) -> Result:
+    """A message seen before: it acts no more; its answer goes out if it never did."""
+    if row.outcome == InboundOutcome.PROCESSING:
+        return Result(row.outcome, EX_TEMPFAIL)  # another process is on it: come back later
+    answered = False
+    if row.outcome in ANSWERED and row.answered_at is None and row.game is not None:
+        seat = Seat.objects.filter(game=row.game, index=row.seat).select_related("user").first()
+        if seat is not None and seat.user is not None:
+            answered = answers.answer(row, seat.user, in_reply_to=row.message_id)
+    return Result(row.outcome, EX_OK, answered)
+
+
+# -- the moves -------------------------------------------------------------------------------------
+def _play(game: Game, key: links.ReplyKey, user: Any, lines: list[str]) -> tuple[str, str]:
+    """Read the lines as moves of the turn ``key`` names and apply them; the outcome and the
+    row's detail (JSON-like text: what was applied, or why nothing was)."""
+    if (
+        game.frozen
+        or game.status != GameStatus.RUNNING
+        or game.to_move != key.seat
+        or game.turn_seq != key.turn_seq
+    ):
+        return InboundOutcome.STALE, answers.detail(error="stale")
+    if not lines:
+        return InboundOutcome.HELP, answers.detail()
+    words = vocabulary(translation.get_language() or "en")
+    engine = engine_state(game)
+    planned: list[str] = []
+    ignored = None
+    for line in lines:
+        if engine.finished or engine.to_move != key.seat:
+            ignored = line  # the turn is over: the rest is not for it
+            break
+        reading = read_line(line, engine.legal(), words)
+        if reading.help and not planned:
+            return InboundOutcome.HELP, answers.detail()
+        if reading.action is None and planned and reading.spelled is None:
+            ignored = line  # a greeting or a name under the moves
+            break
+        if reading.action is None:
+            return InboundOutcome.REFUSED, _refusal(engine, key.seat, line, reading)
+        engine.apply(reading.action, player=key.seat)
+        planned.append(reading.action)
+    applied: list[str] = []
+    for index, action in enumerate(planned):
+        try:
+            action_submit(
+                game_id=game.pk, seat=key.seat, action=action,
+                expected_seq=game.seq + index, user=user,
+            )
+        except GameServiceError as exc:
+            outcome = InboundOutcome.APPLIED if applied else InboundOutcome.STALE
+            return outcome, answers.detail(
+                applied=applied, error="service", reason=service_error_text(exc), line=action
+            )
+        applied.append(action)
+    return InboundOutcome.APPLIED, answers.detail(applied=applied, ignored=ignored)
+
+
+def _refusal(engine: Any, seat: int, line: str, reading: Any) -> str:
+    if reading.spelled is None:
+        return answers.detail(error="unreadable", line=line)
+    if reading.candidates:
+        return answers.detail(error="ambiguous", line=line, candidates=list(reading.candidates))
+    try:
+        engine.apply(reading.spelled, player=seat)
+    except IllegalAction as exc:
+        return answers.detail(error="illegal", line=line, code=exc.code, params=exc.params)
+    return answers.detail(error="illegal", line=line)

@@ -1,0 +1,46 @@
+"""The legal moves as reply lines: what a turn email (and an answer) tells the player to write."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.utils import translation
+
+from games import presenters
+
+from .. import links
+from .grammar import short_form
+from .vocabulary import vocabulary
+
+
+@dataclass(frozen=True)
+class ReplyChoice:
+    #: the line to write, in the player's words ("zöld 5 nagy")
+    text: str
+    #: what it does, as the game page's button says it
+    label: str
+
+
+def reply_section(
+    kind: str, legal: list[str], view: dict[str, Any] | None, key: links.ReplyKey
+) -> dict[str, Any]:
+    """The template context of the "answer this email" part, in the active language; empty
+    (no such part, no Reply-To) while INBOUND_EMAIL_DOMAIN is unset."""
+    address = links.reply_address(key)
+    if address is None:
+        return {}
+    words = vocabulary(translation.get_language() or "en")
+    replies = [  # in the game page's order: by card, then wishes, clovers, draws
+        ReplyChoice(short_form(choice.action, words), choice.label)
+        for group in presenters.action_groups(kind, legal, view)
+        for choice in group.choices
+    ]
+    plays = any(action.split()[0] in ("play", "discard", "wish") for action in legal)
+    return {
+        "reply_address": address,
+        "replies": replies,
+        "draw_deck": short_form("draw deck", words) if plays else "",
+        "draw_pile": short_form("draw r", words) if plays else "",
+        "help_word": words.shown("help"),
+    }
