@@ -117,10 +117,6 @@ def _build_site() -> Site:
         f"/accounts/confirm-email/{EmailConfirmationHMAC(address).key}/": "confirm email",
         urlsplit(unsubscribe_url(anna.pk)).path: "unsubscribe link",
     }
-    game = running["keltis"]
-    seat = game.to_move
-    link = ActionLink(game.pk, seat, game.turn_seq, game.seq, str(engine_state(game).legal()[0]))
-    site.visitor[link.path()] = "email action confirm"
     site.player = common | {
         "/games/new/": "create game",
         "/games/mine/": "my games",
@@ -140,7 +136,10 @@ def _build_site() -> Site:
     for kind, game in running.items():
         games[f"/games/{game.pk}/"] = f"running {kind} game"
         games[f"/games/{game.pk}/history/?step=2"] = f"history of a running {kind} game"
-    site.game_visitor = games
+    game = running["keltis"]
+    action = str(engine_state(game).legal()[0])
+    link = ActionLink(game.pk, game.to_move, game.turn_seq, game.seq, action)
+    site.game_visitor = games | {link.path(): "email action confirm (the game's table)"}
     site.game_player = games
     return site
 
