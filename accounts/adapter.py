@@ -29,11 +29,13 @@ class AccountAdapter(SiteEmails, DefaultAccountAdapter):
         self, request: HttpRequest, user: Any, form: BaseForm, commit: bool = True
     ) -> Any:
         """Save a new user with the display name typed at sign-up (accounts.forms.SignupForm),
-        and the language the sign-up page was shown in (the language menu's choice or the
-        browser's), so that the verification email and every later one is in it."""
+        the browser's time zone (the form checked it; UTC without JavaScript), and the
+        language the sign-up page was shown in (the language menu's choice or the browser's),
+        so that the verification email and every later one is in it."""
         display_name = form.cleaned_data.get("display_name")
         if display_name:
             user.display_name = display_name
+        user.time_zone = form.cleaned_data.get("time_zone") or "UTC"
         language = translation.get_language()
         if language in dict(settings.LANGUAGES):
             user.language = language

@@ -74,6 +74,12 @@ def _time_zones() -> tuple[list[str], dict[str | None, list[str]]]:
     return common, by_region
 
 
+def is_listed_time_zone(zone: str) -> bool:
+    """Whether the zone is one the settings page offers (accounts.forms.time_zone_choices)."""
+    common, by_region = _time_zones()
+    return zone in common or any(zone in zones for zones in by_region.values())
+
+
 def time_zone_choices() -> list[tuple[Any, list[tuple[str, str]]]]:
     """Grouped choices: the common zones under their full names, then one group per region
     (Europe, America, ...) with the names inside it, then the others; 600 zones in one
@@ -111,6 +117,9 @@ class SignupForm(AllauthSignupForm):
     (accounts.adapter.AccountAdapter.save_user) stores it on the new user."""
 
     display_name = display_name_field()
+    # Filled by accounts/static/accounts/browser_time_zone.js from the browser's own zone
+    # (Intl), so that deadlines show in the player's time from the first email on.
+    time_zone = forms.CharField(required=False, widget=forms.HiddenInput)
 
     field_order = ("email", "display_name", "password1", "password2")
 
@@ -131,6 +140,13 @@ class SignupForm(AllauthSignupForm):
             if display_name_taken(self.cleaned_data["display_name"]):
                 raise NameTaken from None  # accounts.views.SignupView shows the form again
             raise
+
+    def clean_time_zone(self) -> str:
+        """The browser's zone if the site lists it, else UTC (as without JavaScript): the
+        player never typed it, so an odd value must not stop the sign-up; the settings page
+        changes it."""
+        zone: str = self.cleaned_data.get("time_zone") or ""
+        return zone if is_listed_time_zone(zone) else "UTC"
 
     def clean_display_name(self) -> str:
         name: str = self.cleaned_data["display_name"]

@@ -18,7 +18,9 @@ def sign_up(
     email: str = "anna@example.test",
     display_name: str = "Anna K",
     password: str = PASSWORD,
+    **fields: str,
 ):
+    """Post the sign-up form; ``fields`` adds more of its fields (the hidden time zone)."""
     return client.post(
         reverse("account_signup"),
         {
@@ -26,6 +28,7 @@ def sign_up(
             "display_name": display_name,
             "password1": password,
             "password2": password,
+            **fields,
         },
     )
 

@@ -19,7 +19,9 @@ def test_signup_form_asks_email_display_name_and_password_twice(client: Client) 
     response = client.get(reverse("account_signup"))
 
     form = response.context["form"]
-    assert list(form.fields) == ["email", "display_name", "password1", "password2"]
+    # and a hidden time zone, which the browser fills (test_signup_time_zone.py)
+    assert list(form.fields) == ["email", "display_name", "password1", "password2", "time_zone"]
+    assert [field.name for field in form.visible_fields()] == list(form.fields)[:4]
     assert "base.html" in [t.name for t in response.templates]
 
 
