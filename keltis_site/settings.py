@@ -47,7 +47,9 @@ VAR_DIR = Path(env.str("VAR_DIR", default=str(BASE_DIR / "var")))
 # Empty counts as unset (docker-compose.yml passes SECRET_KEY=${SECRET_KEY:-}).
 SECRET_KEY: str = env.str("SECRET_KEY", default="")
 if not SECRET_KEY:
-    if LOCAL_SERVE:
+    # a command run beside the local site (manage.py receive_mail, shell) shares its key, so
+    # the links and reply addresses of its emails verify there too
+    if LOCAL_SERVE or (DEBUG and (VAR_DIR / "secret_key").is_file()):
         SECRET_KEY = persisted_secret_key(VAR_DIR / "secret_key")
     elif not DEBUG:
         raise ImproperlyConfigured("Set SECRET_KEY: it is required when DEBUG is off.")

@@ -38,6 +38,10 @@ def message_text(message: Message) -> str:
     if part is None:
         return ""
     try:
+        if part.get_content_charset() is None:
+            # no charset said (a hand-written message, a careless client): RFC 2045 says
+            # US-ASCII, which turns "zöld" into replacement characters; UTF-8 reads both
+            raise LookupError("no charset")
         content = part.get_content()
     except (LookupError, ValueError, AssertionError):  # an unknown charset, a broken encoding
         payload = part.get_payload(decode=True) or b""

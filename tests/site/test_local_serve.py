@@ -169,3 +169,31 @@ def test_without_local_serve_plain_http_is_sent_to_https(tmp_path: Path) -> None
     out = serve(tmp_path, ALLOWED_HOSTS="127.0.0.1")
 
     assert "home 301 https://127.0.0.1:8101/" in out
+
+
+def test_a_command_beside_the_local_site_signs_with_its_key(tmp_path: Path) -> None:
+    """manage.py receive_mail, run by hand next to scripts/serve (DEBUG, no LOCAL_SERVE),
+    reads the reply addresses the local site's worker signed: it uses the kept key."""
+    code = "from django.conf import settings as s; print(s.SECRET_KEY)"
+    base = {
+        key: value
+        for key, value in os.environ.items()
+        if key not in {"SECRET_KEY", "DEBUG", "LOCAL_SERVE", "DJANGO_SETTINGS_MODULE"}
+    }
+    base.update(
+        DJANGO_SETTINGS_MODULE="keltis_site.settings",
+        ENV_FILE="/nonexistent",
+        VAR_DIR=str(tmp_path),
+    )
+
+    def key(**environment: str) -> str:
+        result = subprocess.run(
+            [sys.executable, "-c", code], cwd=REPO_ROOT, env={**base, **environment},
+            capture_output=True, text=True, timeout=60, check=True,
+        )  # fmt: skip
+        return result.stdout.strip()
+
+    assert key() == "django-insecure-local-development-only"  # no local site yet
+    served = key(LOCAL_SERVE="True", DEBUG="False")
+    assert served != "django-insecure-local-development-only"
+    assert key() == served == (tmp_path / "secret_key").read_text().strip()

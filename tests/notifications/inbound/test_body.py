@@ -112,3 +112,11 @@ def test_an_attachment_is_never_read() -> None:
     message.set_content("red 5 big")
     message.add_attachment(b"discard r9\n", maintype="text", subtype="plain", filename="m.txt")
     assert parse(message.as_bytes()) == ["red 5 big"]
+
+
+def test_a_message_that_names_no_charset_is_read_as_utf8() -> None:
+    """A reply typed by hand (or by a careless client) with no MIME headers: RFC 2045's
+    US-ASCII would turn the accents into replacement characters."""
+    raw = "From: a@example.org\nTo: b@example.org\nSubject: Re\n\nzöld 5 nagy\nhúz pakli\n"
+    message = BytesParser(policy=policy.default).parsebytes(raw.encode("utf-8"))
+    assert message_text(message).splitlines() == ["zöld 5 nagy", "húz pakli"]
