@@ -99,6 +99,9 @@ class HistoryPage:
     #: the replay stopped at an event the engine refused (the caller freezes the game): the
     #: page shows the events before it
     unreplayable: LogNotReplayable | None = None
+    #: the view after each step, 0..last_step, for the replay stepped in the browser: the same
+    #: viewer as ``view`` (public while the game runs, everything once it is finished)
+    views: list[dict[str, Any]] = field(default_factory=list)
 
 
 class RecordNotAvailable(Exception):
@@ -323,10 +326,12 @@ def game_history(*, game: Game, step: str | None = None) -> HistoryPage:
     scores: list[int] = []
     events: list[EventInfo] = []
     unreplayable = None
+    views: list[dict[str, Any]] = []
     try:
         engine = engine_start(game)
+        views.append(engine.view(viewer))
         if chosen == 0:
-            view, scores = engine.view(viewer), engine.scores()
+            view, scores = views[0], engine.scores()
         for event in stored:
             drawn = None
             pile = _drawn_pile(event.action)
@@ -335,8 +340,9 @@ def game_history(*, game: Game, step: str | None = None) -> HistoryPage:
                 drawn = cards[-1] if cards else None
             apply_stored(engine, game.pk, event.seq, event.seat, event.action)
             events.append(_event_info(event, names, drawn))
+            views.append(engine.view(viewer))
             if event.seq == chosen:
-                view, scores = engine.view(viewer), engine.scores()
+                view, scores = views[-1], engine.scores()
     except LogNotReplayable as exc:
         unreplayable = exc
         last_step = len(events)
@@ -355,6 +361,7 @@ def game_history(*, game: Game, step: str | None = None) -> HistoryPage:
         scores=scores,
         frozen=game.frozen or unreplayable is not None,
         unreplayable=unreplayable,
+        views=views,
     )
 
 

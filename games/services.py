@@ -125,6 +125,9 @@ class Submitted:
     seats: list[Seat]
     #: the acting seat's view right before the action: what the action won is the difference
     before: dict[str, Any] | None = None
+    #: the steps taken for the same seat right after, each the only legal one (``only_step``):
+    #: ``engine`` is then the position after the last of them
+    automatic: tuple[Event, ...] = ()
 
 
 # -- creating and joining ----------------------------------------------------------------------
@@ -409,9 +412,32 @@ def action_submit(
             following = seats.get(game.to_move) if game.to_move is not None else None
             automatic = following is not None and following.acts_automatically
             _after_commit(game.pk, game.seq, automatic_next=automatic)
+        taken: list[Event] = []
+        if not turn_passed:
+            only = only_step(engine)
+            if only is not None:
+                # the one step left to the same seat is taken at once, in this transaction, as
+                # the player's own (source kept): a click that decides nothing is no choice
+                follow = action_submit(
+                    game_id=game_id, seat=seat, action=only, expected_seq=game.seq, user=user,
+                    source=source,
+                )
+                game, engine = follow.game, follow.engine
+                taken = [follow.event, *follow.automatic]
     return Submitted(
-        game=game, event=event, engine=engine, seats=list(seats.values()), before=before
+        game=game, event=event, engine=engine, seats=list(seats.values()), before=before,
+        automatic=tuple(taken),
     )
+
+
+def only_step(engine: EngineGame) -> str | None:
+    """The action the seat to move must take when it has exactly one (the deck is the only
+    pile to draw from, "done" is the only thing left to do), else None: the site takes it
+    for them. Only mid-turn: ``action_submit`` asks after an action that kept the turn."""
+    if engine.finished:
+        return None
+    legal = engine.legal()
+    return legal[0] if len(legal) == 1 else None
 
 
 def _holds(seat: Seat, user: Any) -> bool:

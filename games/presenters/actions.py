@@ -146,6 +146,9 @@ class ActionChoice:
     short: str
     #: "lay", "discard", "draw" or "other": only for styling
     style: str
+    #: board game: the stone the action moves a figure to ("r4"), lit up on the board when
+    #: its card is chosen (play.js); "" when it moves none
+    target: str = ""
 
 
 def short_label(kind: str, action: str, view: dict[str, Any] | None = None) -> str:
@@ -218,12 +221,37 @@ def _style(action: str) -> str:
     return "other"
 
 
+def target_stone(kind: str, action: str, view: dict[str, Any] | None) -> str:
+    """The stone a board-game action moves the mover's figure to ("r4"), or ""."""
+    tokens = action.split()
+    if kind != BOARD or len(tokens) < 2:
+        return ""
+    colour = None
+    if tokens[0] == "clover" and tokens[1] in COLOURS:
+        colour = tokens[1]
+    elif tokens[0] == "play" and tokens[1] in CARDS:
+        extra = tokens[2] if len(tokens) > 2 else None
+        if extra in ("big", "small"):
+            return f"{tokens[1][0]}1"
+        if extra == ">-":
+            return ""
+        colour = extra[1:] if extra and extra.startswith(">") else tokens[1][0]
+    player = _own_player(view)
+    if colour is None or player is None:
+        return ""
+    figure = player.get("figures", {}).get(colour)
+    if not figure or figure["stone"] >= END_STONE:
+        return ""
+    return f"{colour}{figure['stone'] + 1}"
+
+
 def _choice(kind: str, action: str, view: dict[str, Any] | None) -> ActionChoice:
     return ActionChoice(
         action=action,
         label=action_label(kind, action, view),
         short=short_label(kind, action, view),
         style=_style(action),
+        target=target_stone(kind, action, view),
     )
 
 

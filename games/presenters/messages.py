@@ -4,6 +4,7 @@ why the game ended, and the results.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,12 +26,15 @@ def result_message(
     seat: int,
     names: list[str],
     before: dict[str, Any] | None = None,
+    automatic: Sequence[str] = (),
 ) -> str:
     """The confirmation after an action: what it did, where the figure stands, what it won,
     what comes next.
 
     ``view`` is the acting seat's view right after the action, ``before`` the one right before
     it (what the figure won is the difference: a wishing stone leaves the board when taken).
+    ``automatic``: the steps the site then took for the player, each the only one left
+    (``services.only_step``); ``view`` is then the one after them.
     """
     parts = [event_text(kind, action) + "."]
     me = view["players"][seat]
@@ -47,6 +51,10 @@ def result_message(
             )
         if before is not None:
             parts += tiles_won(before["players"][seat], me)
+    for step in automatic:
+        parts.append(
+            _("%(step)s: the only step left, taken for you.") % {"step": event_text(kind, step)}
+        )
     to_move, phase = view.get("to_move"), view.get("phase")
     if to_move is None:
         parts.append(_("The game is over."))

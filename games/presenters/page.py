@@ -17,6 +17,7 @@ from .cards import BOARD, chips
 from .clock import clock_info
 from .history import event_lines
 from .messages import end_reason_text, phase_text, results
+from .replay import replay_data
 from .table import profile_url, table_view
 
 
@@ -84,6 +85,7 @@ def history_context(page: HistoryPage) -> dict[str, Any]:
     }
     if page.view is not None:
         context["table"] = table_view(kind, page.view, page.seats, show_hands=page.shows_hands)
+        context["replay"] = replay_data(kind, page.views, page.seats, show_hands=page.shows_hands)
         context["phase_text"] = phase_text(kind, page.view.get("phase"), page.view)
         to_move = page.view.get("to_move")
         names = [s.name for s in page.seats]

@@ -91,7 +91,11 @@ def game_act(request: HttpRequest, game_id: int) -> HttpResponse:
         names = selectors.seat_names(game=result.game, rows=result.seats)
         view = result.engine.view(seat)
         messages.success(
-            request, presenters.result_message(kind, action, view, seat, names, result.before)
+            request,
+            presenters.result_message(
+                kind, action, view, seat, names, result.before,
+                automatic=[e.action for e in result.automatic],
+            ),
         )
     return HttpResponseRedirect(reverse("game_detail", args=[game_id]), status=303)
 

@@ -204,7 +204,8 @@ def email_action(request: HttpRequest, token: str) -> HttpResponse:
         return _refused(request, "invalid", game=game, detail=service_error_text(error))
     names = selectors.seat_names(game=game, rows=result.seats)
     message = presenters.result_message(
-        game.kind, link.action, result.engine.view(link.seat), link.seat, names, result.before
+        game.kind, link.action, result.engine.view(link.seat), link.seat, names, result.before,
+        automatic=[e.action for e in result.automatic],
     )
     groups = _choices(link, game)
     context = _position(game, link.seat)

@@ -53,13 +53,15 @@ ILLEGAL = ["play x99", "draw nowhere", ""]
 
 # -- helpers ------------------------------------------------------------------------------------
 def duel(make_user: Any, moves: int = 4, kind: str = "keltis") -> tuple[Game, User, User]:
-    """A running game of two people (created at START) after ``moves`` legal actions."""
+    """A running game of two people (created at START) after ``moves`` legal actions (the
+    ones the site takes for a player, the only step left, counted too)."""
     anna, bela = make_user(), make_user()
     with time_machine.travel(START, tick=False):
         game = game_create(creator=anna, kind=kind, player_count=2)
         game_join(game_id=game.pk, user=bela)
-        for _ in range(moves):
+        while game.seq < moves:
             move(game)
+            game.refresh_from_db()
     game.refresh_from_db()
     return game, anna, bela
 

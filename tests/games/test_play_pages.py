@@ -20,7 +20,7 @@ from games.engine.base import SPECTATOR
 from games.engine.bots import RandomBot
 from games.engine.cli import main as engine_cli
 from games.models import Event, Game, GameStatus
-from games.services import action_submit, game_create, game_join
+from games.services import action_submit, game_create, game_join, only_step
 from games.state import engine_replay, engine_state
 
 pytestmark = pytest.mark.django_db
@@ -38,19 +38,18 @@ def two_player_game(make_user: Any, kind: str = "keltis") -> tuple[Game, Any, An
 
 
 def play(game: Game, users: list[Any], actions: int | None = None, seed: int = 1) -> Game:
-    """Submit random legal actions through the service (all of them, or ``actions`` many)."""
+    """Submit random legal actions through the service (all of them, or until the game has
+    ``actions`` events: one more when the last one is followed by the only step left)."""
     bot = RandomBot(seed)
-    done = 0
-    while actions is None or done < actions:
+    while True:
         game.refresh_from_db()
-        if game.status != GameStatus.RUNNING:
+        if game.status != GameStatus.RUNNING or (actions is not None and game.seq >= actions):
             break
         seat = game.to_move
         action_submit(
             game_id=game.pk, seat=seat, action=bot.choose(engine_state(game)),
             expected_seq=game.seq, user=users[seat],
         )
-        done += 1
     game.refresh_from_db()
     return game
 
@@ -177,17 +176,23 @@ def test_legal_post_stores_one_event_and_redirects_with_a_message(
 ) -> None:
     game, anna, _ = two_player_game(make_user, kind)
     action = engine_state(game).legal()[0]
+    after = engine_state(game)
+    after.apply(action, player=0)
     client.force_login(anna)
     response = client.post(act_url(game), {"action": action, "seq": "0"})
     assert response.status_code == 303
     assert response["Location"] == detail_url(game)
-    assert list(Event.objects.filter(game=game).values_list("seq", "seat", "action")) == [
-        (1, 0, action)
-    ]
+    only = only_step(after)  # the card game's discard leaves only the deck: drawn at once
+    stored = list(Event.objects.filter(game=game).values_list("seq", "seat", "action"))
+    assert stored == [(1, 0, action)] + ([(2, 0, only)] if only else [])
     page = client.get(response["Location"])
     [message] = messages_of(page)
     assert message.startswith("You ")
-    assert "draw" in message.lower()  # what comes next: the draw
+    if only:
+        assert "You drew from the deck: the only step left, taken for you." in message
+        assert "It is now " in message and "'s turn." in message
+    else:
+        assert "draw" in message.lower()  # what comes next: the draw
 
 
 def test_a_post_reads_the_game_and_the_seats_only_in_the_action(
@@ -373,7 +378,7 @@ def test_history_lists_every_event_in_order(client: Any, make_user: Any, kind: s
     game = play(game, [anna, bela], actions=12)
     html = client.get(reverse("game_history", args=[game.pk])).content.decode()
     rows = [int(n) for n in re.findall(r'<tr id="move-(\d+)"', html)]
-    assert rows == list(range(1, 13))
+    assert rows == list(range(1, game.seq + 1)) and game.seq >= 12
     assert anna.public_name in html and bela.public_name in html
     assert "@example.test" not in html  # names, never email addresses
     first = Event.objects.get(game=game, seq=1)
@@ -383,8 +388,9 @@ def test_history_lists_every_event_in_order(client: Any, make_user: Any, kind: s
 def test_history_steps_through_the_positions(client: Any, make_user: Any) -> None:
     game, anna, bela = two_player_game(make_user)
     game = play(game, [anna, bela], actions=10)
+    last = game.seq
     url = reverse("game_history", args=[game.pk])
-    for step in (0, 1, 5, 10):
+    for step in (0, 1, 5, last):
         page = selectors.game_history(game=game, step=str(step))
         assert page.step == step
         assert page.view == engine_replay(game, upto=step).view(SPECTATOR)
@@ -394,12 +400,12 @@ def test_history_steps_through_the_positions(client: Any, make_user: Any) -> Non
     html = client.get(url, {"step": 0}).content.decode()
     assert "The start of the game" in html and 'id="step-prev"' not in html
     html = client.get(url, {"step": 5}).content.decode()
-    assert "After move 5 of 10" in html
+    assert f"After move 5 of {last}" in html
     assert 'id="step-prev" rel="prev" href="?step=4"' in html
     assert 'id="step-next" rel="next" href="?step=6"' in html
     assert 'src="/static/games/replay.js"' in html
     # out of range and nonsense are clamped, never an error
-    for asked, shown in (("99", 10), ("-3", 0), ("abc", 10), ("", 10)):
+    for asked, shown in (("99", last), ("-3", 0), ("abc", last), ("", last)):
         response = client.get(url, {"step": asked})
         assert response.status_code == 200 and response.context["step"] == shown
     assert client.get(url).context["step"] == 10

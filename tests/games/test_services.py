@@ -327,7 +327,9 @@ def race_for_one_turn(make_user: Any) -> Game:
         finally:
             connection.close()
 
-    threads = [threading.Thread(target=submit, args=(a,)) for a in (legal[0], legal[-1])]
+    # two discards: each leaves a choice of draw (a lay would be followed by the only draw)
+    discards = [a for a in legal if a.startswith("discard")]
+    threads = [threading.Thread(target=submit, args=(a,)) for a in (discards[0], discards[-1])]
     for t in threads:
         t.start()
     for t in threads:

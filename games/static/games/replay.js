@@ -1,13 +1,341 @@
-// Keyboard steps for the history replay: ← and → step back and forward, Home and End jump to
-// the start and the latest position. It only follows the page's own links (no inline script).
+// The history's replay, stepped in the browser: one page load holds every position
+// (#replay-data, from games.presenters.replay: frame 0 whole, then only what changed), and the
+// buttons, ← → Home End and a sideways swipe redraw the server-drawn position in place.
+// Without JavaScript the ?step= links load each position as a page of its own.
 (function () {
   "use strict";
-  var keys = {
-    ArrowLeft: "step-prev",
-    ArrowRight: "step-next",
-    Home: "step-first",
-    End: "step-last",
+  var source = document.getElementById("replay-data");
+  var section = document.querySelector(".replay");
+  if (!source || !section) {
+    return;
+  }
+  var data = JSON.parse(source.textContent);
+  var frames = data.frames;
+  var last = frames.length - 1;
+  var words = data.words;
+  var SVG = "http://www.w3.org/2000/svg";
+  var states = [];  // the whole frame at each step, built on first need
+
+  function merge(base, change) {
+    var out = Object.assign({}, base);
+    Object.keys(change).forEach(function (key) {
+      if (key === "players") {
+        out.players = base.players.map(function (player, index) {
+          var fields = change.players[String(index)];
+          if (!fields) {
+            return player;
+          }
+          var merged = Object.assign({}, player, fields);
+          if (fields.cols) {
+            merged.cols = Object.assign({}, player.cols, fields.cols);
+          }
+          return merged;
+        });
+      } else if (key === "piles") {
+        out.piles = Object.assign({}, base.piles, change.piles);
+      } else {
+        out[key] = change[key];
+      }
+    });
+    return out;
+  }
+
+  function fill(template, values) {
+    return template.replace(/%\((\w+)\)s/g, function (all, name) {
+      return name in values ? values[name] : all;
+    });
+  }
+
+  function state(step) {
+    for (var i = states.length; i <= step; i++) {
+      states.push(i === 0 ? frames[0] : merge(states[i - 1], frames[i]));
+    }
+    return states[step];
+  }
+
+  function chip(code) {
+    var card = data.cards[code] || ["kcard-unknown", code, code];
+    var span = document.createElement("span");
+    span.className = "kcard " + card[0];
+    span.title = card[2];
+    var name = document.createElement("span");
+    name.className = "vh";
+    name.textContent = card[2];
+    var face = document.createElement("span");
+    face.setAttribute("aria-hidden", "true");
+    face.textContent = card[1];
+    span.append(name, face);
+    return span;
+  }
+
+  function dash() {
+    var span = document.createElement("span");
+    span.className = "muted";
+    span.textContent = "—";
+    return span;
+  }
+
+  function fillCards(cell, codes) {
+    if (!cell) {
+      return;
+    }
+    var list = codes ? codes.split(" ") : [];
+    cell.replaceChildren.apply(cell, list.length ? list.map(chip) : [dash()]);
+  }
+
+  function setText(selector, text, root) {
+    var node = (root || section).querySelector(selector);
+    if (node) {
+      node.textContent = text;
+    }
+  }
+
+  function drawFigures(figures) {
+    var layer = section.querySelector(".board-svg .figures");
+    if (!layer) {
+      return;
+    }
+    layer.replaceChildren();
+    figures.forEach(function (f) {
+      var shape = data.figures[f[0] + "-" + f[1]];
+      var g = document.createElementNS(SVG, "g");
+      g.setAttribute("class", "figure" + (f[1] ? " figure-big" : ""));
+      g.setAttribute("data-seat", f[0]);
+      g.setAttribute("transform", "translate(" + f[2] + " " + f[3] + ")");
+      var title = document.createElementNS(SVG, "title");
+      title.textContent = shape.title;
+      var body = document.createElementNS(SVG, shape.shape === "circle" ? "circle" : "polygon");
+      if (shape.shape === "circle") {
+        body.setAttribute("r", shape.r);
+      } else {
+        body.setAttribute("points", shape.points);
+      }
+      body.setAttribute("fill", shape.fill);
+      body.setAttribute("stroke", shape.stroke);
+      g.append(title, body);
+      if (f[1]) {
+        var mark = document.createElementNS(SVG, "circle");
+        mark.setAttribute("r", "2.6");
+        mark.setAttribute("fill", shape.mark);
+        g.append(mark);
+      }
+      layer.append(g);
+    });
+  }
+
+  function drawTiles(tiles) {
+    section.querySelectorAll(".board-svg .stone[data-stone]").forEach(function (stone) {
+      var tile = stone.querySelector(".tile");
+      if (tile) {
+        tile.style.display = tiles.indexOf(stone.getAttribute("data-stone")) >= 0 ? "" : "none";
+      }
+    });
+  }
+
+  function drawPiles(piles) {
+    Object.keys(piles).forEach(function (key) {
+      var item = section.querySelector(".pile-" + key);
+      if (!item) {
+        return;
+      }
+      var top = piles[key][0];
+      var card = item.querySelector(".kcard");
+      var drawn;
+      if (top) {
+        drawn = chip(top);
+      } else {
+        drawn = document.createElement("span");
+        drawn.className = "kcard kcard-empty";
+        drawn.title = words.empty;
+      }
+      if (card) {
+        card.replaceWith(drawn);
+      } else {
+        item.prepend(drawn);
+      }
+      setText(".pile-size", words.cards[piles[key][1]], item);
+      var note = item.querySelector(".pile-note");
+      if (note) {
+        note.remove();  // "discarded this turn" is the server's word for its own step only
+      }
+      item.classList.remove("pile-fresh");
+    });
+  }
+
+  function drawPlayer(player, index, toMove) {
+    var panel = section.querySelector('.player[data-seat="' + index + '"]');
+    if (!panel) {
+      return;
+    }
+    panel.classList.toggle("player-to-move", toMove === index);
+    var badge = panel.querySelector(".badge--turn");
+    if (toMove === index && !badge) {
+      badge = document.createElement("span");
+      badge.className = "badge badge--turn";
+      badge.textContent = words.to_move;
+      panel.querySelector(".score").before(badge, " ");
+    } else if (toMove !== index && badge) {
+      badge.remove();
+    }
+    setText(".score", player.score, panel);
+    Object.keys(player.cols).forEach(function (colour) {
+      var col = player.cols[colour];
+      var row = panel.querySelector(".column-" + colour);
+      if (!row) {
+        return;
+      }
+      row.classList.toggle("column-empty", !col[0]);
+      fillCards(row.querySelector(".column-cards"), col[0]);
+      var dir = row.querySelector(".column-dir");
+      var order = words.dirs[col[1]] || ["", ""];
+      if (dir) {
+        dir.title = order[1];
+        var badge = col[2] === "s" ? words.sealed : col[2] === "c" ? words.closed : "";
+        dir.textContent = order[0] + (badge ? " " + badge : "");
+      }
+      var fig = row.querySelector(".column-figure");
+      if (fig) {
+        fig.textContent = col[3] >= 0 ? words.stone[col[3]] : "";
+      }
+    });
+    if ("points" in player) {
+      fillCards(panel.querySelector(".column-points .column-cards"), player.points);
+      fillCards(panel.querySelector(".column-stones .column-cards"), player.stones);
+    }
+    var facts = [];
+    if ("wish" in player) {
+      facts.push(fill(words.facts[0], { n: player.wish }), fill(words.facts[1], { n: player.tiles }),
+        fill(words.facts[2], { s: player.start }));
+    }
+    facts.push(fill(words.facts[3], { n: player.in_hand }));
+    setText(".player-facts", facts.join(" · "), panel);
+    if ("hand" in player) {
+      fillCards(panel.querySelector(".player-hand .hand"), player.hand);
+    }
+  }
+
+  function drawStatus(frame) {
+    var status = section.querySelector(".replay-next");
+    if (!status) {
+      return;
+    }
+    if (frame.to_move === null || frame.to_move === undefined) {
+      status.textContent = words.over;
+      return;
+    }
+    var escape = function (text) {
+      var span = document.createElement("span");
+      span.textContent = text;
+      return span.innerHTML;
+    };
+    // the sentence is the site's own translation; only the name and phase are filled in
+    status.innerHTML = fill(words.next, {
+      name: escape(data.names[frame.to_move] || ""),
+      phase: escape(data.phases[frame.phase] || ""),
+    });
+  }
+
+  function drawEvent(step) {
+    var line = section.querySelector(".current-event");
+    if (!line) {
+      return;
+    }
+    var row = document.getElementById("move-" + step);
+    if (!row) {
+      line.hidden = true;
+      return;
+    }
+    var cells = row.querySelectorAll("td");
+    line.hidden = false;
+    line.replaceChildren();
+    var icon = cells[1].querySelector(".seat-icon");
+    if (icon) {
+      line.append(icon.cloneNode(true), " ");
+    }
+    cells[2].childNodes.forEach(function (node) {
+      line.append(node.cloneNode(true));
+    });
+    document.querySelectorAll(".history-table tr.current").forEach(function (tr) {
+      tr.classList.remove("current");
+    });
+    row.classList.add("current");
+  }
+
+  var current = Number(section.getAttribute("data-step"));
+  var buttons = {};
+
+  function show(step) {
+    step = Math.max(0, Math.min(last, step));
+    current = step;
+    var frame = state(step);
+    setText("#replay-title", step === 0 ? words.start : fill(words.after, { step: step, last: last }));
+    if (frame.figures) {
+      drawFigures(frame.figures);
+      drawTiles(frame.tiles);
+      setText(".goal-count .goal-text", words.goal[frame.goal]);
+    }
+    drawPiles(frame.piles);
+    setText(".deck .deck-text", words.deck[frame.deck]);
+    frame.players.forEach(function (player, index) {
+      drawPlayer(player, index, frame.to_move);
+    });
+    if (frame.free) {
+      section.querySelectorAll(".stone-row li").forEach(function (item, index) {
+        var free = frame.free.indexOf("W" + (index + 1)) >= 0;
+        item.className = free ? "stone-free" : "stone-taken";
+        setText(".vh", free ? words.free : words.taken, item);
+      });
+      setText(".closed-rows", frame.closed);
+    }
+    drawStatus(frame);
+    drawEvent(step);
+    setText(".step-now", step + " / " + last);
+    buttons.first.disabled = buttons.prev.disabled = step === 0;
+    buttons.next.disabled = buttons.last.disabled = step === last;
+    var url = new URL(window.location.href);
+    url.searchParams.set("step", step);
+    window.history.replaceState(null, "", url);
+  }
+
+  // the links' own words on buttons of a finger's size; the links stay for no-JavaScript
+  var stepper = section.querySelector(".stepper");
+  var bar = document.createElement("div");
+  bar.className = "stepper stepper-js";
+  bar.setAttribute("role", "group");
+  bar.setAttribute("aria-label", stepper.getAttribute("aria-label"));
+  var moves = {
+    first: function () { return 0; },
+    prev: function () { return current - 1; },
+    next: function () { return current + 1; },
+    last: function () { return last; },
   };
+  var labels = {};
+  stepper.querySelectorAll(".step-link").forEach(function (link, index) {
+    labels[["first", "prev", "next", "last"][index]] = link.textContent.trim();
+  });
+  ["first", "prev", "next", "last"].forEach(function (name, index) {
+    var button = document.createElement("button");
+    button.type = "button";
+    button.className = "step-button step-" + name;
+    button.textContent = labels[name];
+    button.addEventListener("click", function () {
+      show(moves[name]());
+    });
+    buttons[name] = button;
+    bar.append(button);
+    if (index === 1) {
+      var now = document.createElement("span");
+      now.className = "step-now";
+      now.setAttribute("aria-live", "polite");
+      bar.append(now);
+    }
+  });
+  var hint = stepper.querySelector(".keys-hint");
+  if (hint) {
+    bar.append(hint);
+  }
+  stepper.replaceWith(bar);
+
   document.addEventListener("keydown", function (event) {
     if (event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) {
       return;
@@ -16,11 +344,39 @@
     if (target && (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName))) {
       return;
     }
-    var id = keys[event.key];
-    var link = id && document.getElementById(id);
-    if (link && link.href && !link.classList.contains("disabled")) {
+    var to = { ArrowLeft: current - 1, ArrowRight: current + 1, Home: 0, End: last }[event.key];
+    if (to !== undefined) {
       event.preventDefault();
-      window.location.assign(link.href);
+      show(to);
     }
   });
+
+  var touch = null;
+  section.addEventListener("touchstart", function (event) {
+    touch = event.touches.length === 1 ? event.touches[0] : null;
+  }, { passive: true });
+  section.addEventListener("touchend", function (event) {
+    if (!touch) {
+      return;
+    }
+    var end = event.changedTouches[0];
+    var dx = end.clientX - touch.clientX;
+    var dy = end.clientY - touch.clientY;
+    touch = null;
+    if (Math.abs(dx) > 50 && Math.abs(dx) > 2 * Math.abs(dy)) {
+      show(dx < 0 ? current + 1 : current - 1);  // swipe left: forward, as pages turn
+    }
+  });
+
+  // the move list's step links step in place too
+  document.querySelectorAll(".history-table a[href^='?step=']").forEach(function (link) {
+    link.addEventListener("click", function (event) {
+      event.preventDefault();
+      show(Number(new URL(link.href).searchParams.get("step")));
+      section.scrollIntoView({ block: "start" });
+    });
+  });
+
+  section.classList.add("replay-live");
+  show(current);
 })();
