@@ -33,8 +33,8 @@ from django.utils import timezone, translation
 from games import ratelimit
 from games.engine import IllegalAction
 from games.error_messages import service_error_text
-from games.models import Game, GameStatus, Seat
-from games.services import GameServiceError, action_submit
+from games.models import Event, Game, GameStatus, Seat
+from games.services import GameServiceError, action_submit, only_step
 from games.state import engine_state
 
 from .. import links
@@ -250,8 +250,13 @@ def _play(game: Game, key: links.ReplyKey, user: Any, lines: list[str]) -> tuple
     words = vocabulary(translation.get_language() or "en")
     engine = engine_state(game)
     planned: list[str] = []
+    taken: list[str] = []  # what the site takes for the player after the last planned move
     ignored = None
     for line in lines:
+        if taken and read_line(line, taken[:1], words).action == taken[0]:
+            taken.pop(0)  # they wrote the step the site takes for them anyway (the only draw)
+            continue
+        taken.clear()
         if engine.finished or engine.to_move != key.seat:
             ignored = line  # the turn is over: the rest is not for it
             break
@@ -265,19 +270,27 @@ def _play(game: Game, key: links.ReplyKey, user: Any, lines: list[str]) -> tuple
             return InboundOutcome.REFUSED, _refusal(engine, key.seat, line, reading)
         engine.apply(reading.action, player=key.seat)
         planned.append(reading.action)
+        # as action_submit does: a step left with one choice is taken for the player
+        while engine.to_move == key.seat and (step := only_step(engine)) is not None:
+            engine.apply(step, player=key.seat)
+            taken.append(step)
     applied: list[str] = []
-    for index, action in enumerate(planned):
+    seq = game.seq
+    for action in planned:
         try:
             action_submit(
-                game_id=game.pk, seat=key.seat, action=action,
-                expected_seq=game.seq + index, user=user,
+                game_id=game.pk, seat=key.seat, action=action, expected_seq=seq, user=user
             )
+            before, seq = seq, Game.objects.values_list("seq", flat=True).get(pk=game.pk)
         except GameServiceError as exc:
             outcome = InboundOutcome.APPLIED if applied else InboundOutcome.STALE
             return outcome, answers.detail(
                 applied=applied, error="service", reason=service_error_text(exc), line=action
             )
-        applied.append(action)
+        # what was stored: the move, and any step the site took for the player after it
+        applied += Event.objects.filter(game=game, seq__gt=before, seq__lte=seq).order_by(
+            "seq"
+        ).values_list("action", flat=True)
     return InboundOutcome.APPLIED, answers.detail(applied=applied, ignored=ignored)
 
 

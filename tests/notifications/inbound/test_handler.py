@@ -52,7 +52,8 @@ def test_the_same_message_twice_acts_once_and_answers_once(players: Callable[...
     sent = len(mail.outbox)
     second = receive(raw)
     assert second.answered is False
-    assert events(t) == 1 and len(mail.outbox) == sent
+    # the move, and the draw from the only pile that the site took for the player
+    assert events(t) == 2 and len(mail.outbox) == sent
     assert InboundMessage.objects.count() == 1
 
 
@@ -93,11 +94,9 @@ def test_a_move_that_cannot_be_played_changes_nothing_and_lists_the_moves(
     assert answer.reply_to == [reply_address(t.game)]
 
 
-def test_a_second_line_that_is_illegal_stops_the_whole_reply(
-    players: Callable[..., Table],
-) -> None:
+def test_an_illegal_line_stops_the_whole_reply(players: Callable[..., Table]) -> None:
     t = players()
-    result = receive(reply(reply_address(t.game), t.users[0].email, "red 5 big\nred 9"))
+    result = receive(reply(reply_address(t.game), t.users[0].email, "red 9\nred 5 big"))
     assert result.outcome == InboundOutcome.REFUSED
     assert events(t) == 0
 
@@ -123,15 +122,16 @@ def test_a_greeting_under_the_moves_is_left_unread_and_said_so(
     assert '"Thanks, Anna"' in mail.outbox[0].body
 
 
-def test_a_move_then_the_rest_of_the_turn_by_a_second_reply(
+def test_a_move_whose_draw_is_the_only_one_ends_the_turn_and_a_late_draw_is_stale(
     players: Callable[..., Table],
 ) -> None:
     t = players()
     address = reply_address(t.game)
     receive(reply(address, t.users[0].email, "red 5 big"))
-    assert t.refresh().to_move == 0  # mid-turn: the same address still takes the turn
-    receive(reply(address, t.users[0].email, "draw deck"))
+    # the discard piles are empty: the site drew from the deck for the player
     assert t.refresh().to_move == 1 and events(t) == 2
+    late = receive(reply(address, t.users[0].email, "draw deck"))
+    assert late.outcome == InboundOutcome.STALE and events(t) == 2
 
 
 def test_a_forged_from_is_refused_unanswered(players: Callable[..., Table]) -> None:
@@ -164,7 +164,7 @@ def test_our_servers_dmarc_fail_is_refused_and_others_are_ignored(
     refused = receive(reply(reply_address(t.game), anna.email, "red 5 big", headers=ours))
     assert refused.outcome == InboundOutcome.DMARC_FAIL and events(t) == 0 and not mail.outbox
     played = receive(reply(reply_address(t.game), anna.email, "red 5 big", headers=theirs))
-    assert played.outcome == InboundOutcome.APPLIED and events(t) == 1
+    assert played.outcome == InboundOutcome.APPLIED and events(t) == 2  # and the only draw
 
 
 @pytest.mark.parametrize(
