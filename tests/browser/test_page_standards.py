@@ -255,7 +255,9 @@ def test_no_page_has_a_serious_axe_violation(
     "history's disabled step links have too little contrast (color-contrast, serious); the "
     "emailed link's confirm page shows the same table"
 ))
-@pytest.mark.parametrize("language", LANGUAGES)
+# one language while the mark stands (the violations are colours, the same in every language):
+# once the game page passes, take the mark away and check it in LANGUAGES like the others
+@pytest.mark.parametrize("language", ["en"])
 def test_no_game_page_has_a_serious_axe_violation(
     site: Site, context_for: Any, live_server: Any, language: str
 ) -> None:
