@@ -567,20 +567,27 @@ def advance(game_id: int, *, leave: int, seed: int) -> int:
     game = Game.objects.get(pk=game_id)
     engine = state.engine_state(game)
     bot = PageBot(seed)
-    planned: list[tuple[int, str]] = []
+    planned: list[tuple[int, str, bool]] = []  # (seat, action, taken by the site itself)
     while engine.to_move is not None:
         seat = engine.to_move
         action = bot.choose(engine.legal())
         engine.apply(action, player=seat)
-        planned.append((seat, action))
+        planned.append((seat, action, False))
+        # as action_submit does: a step left with one choice is taken for the player
+        while engine.to_move == seat and (step := services.only_step(engine)) is not None:
+            engine.apply(step, player=seat)
+            planned.append((seat, step, True))
     saved = list(services.AFTER_COMMIT_HOOKS)
     services.AFTER_COMMIT_HOOKS.clear()
     try:
         with transaction.atomic():  # one commit, not one per action: the setup is faster
-            for offset, (seat, action) in enumerate(planned[: max(0, len(planned) - leave)]):
-                services.action_submit(
-                    game_id=game_id, seat=seat, action=action, expected_seq=game.seq + offset
-                )
+            for offset, (seat, action, automatic) in enumerate(
+                planned[: max(0, len(planned) - leave)]
+            ):
+                if not automatic:  # else the action before already took it
+                    services.action_submit(
+                        game_id=game_id, seat=seat, action=action, expected_seq=game.seq + offset
+                    )
             Notification.objects.filter(
                 game_id=game_id, status=NotificationStatus.QUEUED
             ).update(status=NotificationStatus.SKIPPED)

@@ -221,9 +221,11 @@ def test_a_session_moves_emails_and_limits_hold_across_two_web_servers_and_two_w
         shown = Forms.parse(page.body)
         assert [level for level, _ in shown.messages] == ["success"]  # B's message, on A
         actions = shown.actions
-        assert all(f.seq == action.seq + 1 for f in actions)  # A's page is after the move
+        assert all(f.seq > action.seq for f in actions)  # A's page is after the move
     game.refresh_from_db()
-    assert game.seq == moves >= 2  # a card game's turn: play or discard, then draw
+    # a card game's turn: play or discard, then draw (taken for the player when the deck is
+    # the only pile: then one POST made both events)
+    assert game.seq >= 2 and moves >= 1 and game.seq <= 2 * moves
     assert game.to_move != mover_seat
 
     # its turn email went to the next player once, though both workers were asked to send it
