@@ -78,7 +78,8 @@ def test_a_move_emails_the_next_player_whose_link_plays_the_turn(
     assert client.get(links[0]).status_code == 200
     assert not Event.objects.filter(game=game).exists()  # GET changed nothing
     page = client.post(links[0]).content.decode()
-    assert Event.objects.filter(game=game).count() == 1
+    # the move, and the draw when the site took it (the deck the only pile to draw from)
+    assert Event.objects.filter(game=game).count() in (1, 2)
     # finish the turn from the page's own buttons (draw, perhaps a clover first)
     for _ in range(5):
         game.refresh_from_db()
