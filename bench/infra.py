@@ -70,7 +70,9 @@ def parse_ports(text: str) -> range:
     return range(int(first), int(last or first) + 1)
 
 
-def wait_until(check: Callable[[], Any], timeout: float, what: str, step: float = 0.1) -> Any:
+def wait_until(
+    check: Callable[[], Any], timeout: float, what: str = "a condition", step: float = 0.1
+) -> Any:
     """Poll ``check`` until it returns something truthy: real processes take real time."""
     end = time.monotonic() + timeout
     while time.monotonic() < end:

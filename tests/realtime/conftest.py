@@ -10,13 +10,10 @@ machine's Redis.
 from __future__ import annotations
 
 import os
-import shutil
-import socket
 import subprocess
 import sys
 import threading
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from email import message_from_bytes
 from email.message import Message
@@ -26,26 +23,11 @@ from typing import Any
 import pytest
 from django.db import connection
 
+from bench.infra import PrivateRedis, free_port, wait_until
+
 REPO = Path(__file__).resolve().parents[2]
 
 pytestmark = pytest.mark.real_worker
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_until(check: Callable[[], Any], timeout: float = 30.0, what: str = "") -> Any:
-    """Poll ``check`` until it returns something truthy (real processes take real time)."""
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {what or check}")
 
 
 # -- SMTP -----------------------------------------------------------------------------------------
@@ -96,45 +78,10 @@ def smtp() -> Iterator[tuple[Mailbox, int]]:
 
 
 # -- Redis ----------------------------------------------------------------------------------------
-class PrivateRedis:
-    def __init__(self) -> None:
-        self.port = free_port()
-        self.proc: subprocess.Popen[bytes] | None = None
-
-    @property
-    def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
-
-    def start(self) -> None:
-        binary = shutil.which("redis-server")
-        assert binary, "redis-server is needed (CI's machine has it)"
-        self.proc = subprocess.Popen(
-            [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
-             "--appendonly", "no"],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        wait_until(self.answers, 10, "redis to start")
-
-    def answers(self) -> bool:
-        try:
-            with socket.create_connection(("127.0.0.1", self.port), timeout=0.5) as s:
-                s.sendall(b"PING\r\n")
-                return s.recv(16).startswith(b"+PONG")
-        except OSError:
-            return False
-
-    def stop(self) -> None:
-        if self.proc is not None:
-            self.proc.kill()
-            self.proc.wait()
-            self.proc = None
-
-
 @pytest.fixture
 def redis_server() -> Iterator[PrivateRedis]:
-    server = PrivateRedis()
-    server.start()
+    """A redis-server of the test's own, so a test may stop and restart it (an outage)."""
+    server = PrivateRedis().start()
     yield server
     server.stop()
 
@@ -194,7 +141,7 @@ def live_services(
         "DATABASE_URL": (
             f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
         ),
-        "CELERY_BROKER_URL": redis_server.url,
+        "CELERY_BROKER_URL": redis_server.url(),
         "EMAIL_URL": f"smtp://127.0.0.1:{smtp_port}",
         "SITE_URL": "http://testserver",
         "NOTIFICATION_SENDING_TIMEOUT": "1",
@@ -203,8 +150,8 @@ def live_services(
     worker = Worker(env, tmp_path / "worker.log")
     old = (app.conf.broker_url, app.conf.task_always_eager)
     # Celery reads CELERY_BROKER_URL from the environment before its own config (CI sets it)
-    monkeypatch.setenv("CELERY_BROKER_URL", redis_server.url)
-    app.conf.broker_url = redis_server.url
+    monkeypatch.setenv("CELERY_BROKER_URL", redis_server.url())
+    app.conf.broker_url = redis_server.url()
     app.conf.task_always_eager = False
     app._after_fork()  # drop the pools built for the old broker URL (Celery's own reset)
     settings.SITE_URL = "http://testserver"

@@ -173,7 +173,7 @@ def test_redis_down_loses_nothing(live_services: dict[str, Any]) -> None:
     assert Notification.objects.get(game=game).status == NotificationStatus.QUEUED
 
     redis.start()  # restarted, empty: the task that could not be queued is gone
-    wait_until(lambda: "ready" in live_services["worker"].log.read_text(), 5)
+    wait_until(lambda: "ready" in live_services["worker"].log.read_text(), 5, "the worker")
     sweep_deliveries.delay()  # what beat runs every minute
     wait_until(lambda: box.to("anna@example.test"), 60, "the email after Redis came back")
     assert len(box.to("anna@example.test")) == 1
