@@ -25,4 +25,3 @@ def user_data(user: User) -> dict[str, Any]:
             for n in rows
         ]
     }
-

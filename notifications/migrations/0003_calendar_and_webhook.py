@@ -2,38 +2,77 @@
 
 import django.db.models.deletion
 import django.utils.timezone
-import notifications.feed_models
 from django.conf import settings
 from django.db import migrations, models
 
+import notifications.feed_models
+
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('notifications', '0002_inbound_message'),
+        ("notifications", "0002_inbound_message"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='CalendarFeed',
+            name="CalendarFeed",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('key', models.CharField(default=notifications.feed_models.new_key, max_length=64)),
-                ('created_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('user', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='calendar_feed', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("key", models.CharField(default=notifications.feed_models.new_key, max_length=64)),
+                ("created_at", models.DateTimeField(default=django.utils.timezone.now)),
+                (
+                    "user",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="calendar_feed",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='WebhookDestination',
+            name="WebhookDestination",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('url', models.URLField(max_length=500, verbose_name='address')),
-                ('format', models.CharField(choices=[('discord', 'Discord'), ('slack', 'Slack'), ('json', 'JSON (signed)')], default='discord', max_length=10, verbose_name='format')),
-                ('secret', models.CharField(default=notifications.feed_models.new_key, max_length=64)),
-                ('created_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('updated_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('user', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='webhook', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("url", models.URLField(max_length=500, verbose_name="address")),
+                (
+                    "format",
+                    models.CharField(
+                        choices=[
+                            ("discord", "Discord"),
+                            ("slack", "Slack"),
+                            ("json", "JSON (signed)"),
+                        ],
+                        default="discord",
+                        max_length=10,
+                        verbose_name="format",
+                    ),
+                ),
+                (
+                    "secret",
+                    models.CharField(default=notifications.feed_models.new_key, max_length=64),
+                ),
+                ("created_at", models.DateTimeField(default=django.utils.timezone.now)),
+                ("updated_at", models.DateTimeField(default=django.utils.timezone.now)),
+                (
+                    "user",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="webhook",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
         ),
     ]
