@@ -47,9 +47,12 @@ class WebhookDestination(models.Model):
     user = models.OneToOneField(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="webhook"
     )
-    url = models.URLField(_("address"), max_length=500)
+    url = models.URLField(_("webhook address"), max_length=500)
     format = models.CharField(
-        _("format"), max_length=10, choices=WebhookFormat.choices, default=WebhookFormat.DISCORD
+        _("message format"),
+        max_length=10,
+        choices=WebhookFormat.choices,
+        default=WebhookFormat.DISCORD,
     )
     secret = models.CharField(max_length=64, default=new_key)
     created_at = models.DateTimeField(default=timezone.now)

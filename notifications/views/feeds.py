@@ -36,7 +36,9 @@ class WebhookForm(forms.Form):
         help_text=gettext_lazy("The address your chat service gave you for incoming webhooks."),
     )
     format = forms.ChoiceField(
-        label=gettext_lazy("Format"), choices=WebhookFormat.choices, widget=forms.RadioSelect
+        label=gettext_lazy("Message format"),
+        choices=WebhookFormat.choices,
+        widget=forms.RadioSelect,
     )
 
 
