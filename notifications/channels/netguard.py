@@ -107,6 +107,18 @@ def is_public(address: IPAddress) -> bool:
     )
 
 
+def lookup(host: str, port: int) -> list[str]:
+    """The addresses ``host`` resolves to, in the resolver's order (the one DNS query)."""
+    addresses: list[str] = []
+    for _family, _type, _proto, _name, sockaddr in socket.getaddrinfo(
+        host, port, type=socket.SOCK_STREAM
+    ):
+        text = str(sockaddr[0]).split("%", 1)[0]  # an IPv6 zone means link-local anyway
+        if text not in addresses:
+            addresses.append(text)
+    return addresses
+
+
 def check_url(url: str) -> tuple[str, str, int, str]:
     """(scheme, host, port, path) of a URL the rules allow, else ``DestinationRefused``."""
     parts = urlsplit(url.strip())
@@ -135,14 +147,9 @@ def resolve(url: str) -> Target:
     scheme, host, port, path = check_url(url)
     allowed = _allowed()
     try:
-        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-    except (socket.gaierror, UnicodeError) as exc:
+        addresses = lookup(host, port)
+    except (OSError, UnicodeError) as exc:
         raise DestinationRefused("unresolvable", host) from exc
-    addresses: list[str] = []
-    for _family, _type, _proto, _name, sockaddr in infos:
-        text = str(sockaddr[0]).split("%", 1)[0]  # no IPv6 zone: a link-local sign anyway
-        if text not in addresses:
-            addresses.append(text)
     if not addresses:
         raise DestinationRefused("unresolvable", host)
     if host not in allowed:
