@@ -234,3 +234,18 @@ def test_the_signature_helper_is_the_documented_one() -> None:
     body = b'{"a":1}'
     mac = hmac.new(b"s3cret", b"1700000000." + body, hashlib.sha256).hexdigest()
     assert webhook.signature("s3cret", "1700000000", body) == f"sha256={mac}"
+
+
+def test_the_data_export_has_the_addresses_but_no_secret(make_user: Callable[..., User]) -> None:
+    from notifications.channels import calendar
+    from notifications.user_data import user_data
+
+    user = make_user()
+    dest = destination(user, "https://hooks.example/x", "slack")
+    feed = calendar.feed_enable(user)
+    data = user_data(user)
+    assert data["webhook"]["url"] == "https://hooks.example/x"
+    assert data["calendar_feed"] is not None
+    dumped = json.dumps(data)
+    assert dest.secret not in dumped and feed.key not in dumped
+    assert calendar.feed_token(feed) not in dumped
