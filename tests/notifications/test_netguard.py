@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import ipaddress
+import shutil
+import ssl
+import subprocess
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -184,3 +188,50 @@ def test_nothing_listening_is_a_failed_request(settings: Any) -> None:
     server.close()
     with pytest.raises(netguard.RequestFailed):
         netguard.post(url, b"{}", {})
+
+
+@pytest.fixture
+def tls_files(tmp_path: Path) -> tuple[Path, Path]:
+    """A self-signed certificate for hooks.example (and its key), made by openssl."""
+    if shutil.which("openssl") is None:
+        pytest.skip("needs the openssl command to make a test certificate")
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+         "-keyout", str(key), "-out", str(cert), "-subj", "/CN=hooks.example",
+         "-addext", "subjectAltName=DNS:hooks.example"],
+        check=True, capture_output=True,
+    )  # fmt: skip
+    return cert, key
+
+
+@pytest.mark.parametrize(("host", "ok"), [("hooks.example", True), ("other.example", False)])
+def test_https_goes_to_the_checked_address_and_checks_the_host_names_certificate(
+    tls_files: tuple[Path, Path],
+    settings: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    host: str,
+    ok: bool,
+) -> None:
+    """TLS to a pinned address: the certificate must still be the host name's (SNI)."""
+    cert, key = tls_files
+    server_side = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    server_side.load_cert_chain(cert, key)
+    monkeypatch.setattr(
+        netguard, "tls_context", lambda: ssl.create_default_context(cafile=str(cert))
+    )
+    settings.NOTIFICATION_WEBHOOK_ALLOW = ["127.0.0.1"]
+    fake_dns(monkeypatch, ["127.0.0.1"])
+    server = Receiver(tls=server_side)
+    try:
+        url = server.url(host=host, scheme="https")
+        if ok:
+            assert netguard.post(url, b"{}", {}).status == 204
+            [(_path, headers, _body)] = server.requests
+            assert headers["Host"] == f"hooks.example:{server.port}"
+        else:
+            with pytest.raises(netguard.RequestFailed):
+                netguard.post(url, b"{}", {})
+            assert server.requests == []
+    finally:
+        server.close()
