@@ -182,7 +182,7 @@ def webhook_test(request: HttpRequest) -> HttpResponse:
         messages.error(request, _("Too many tests: wait a minute and try again."))
         return redirect("feeds_settings")
     try:
-        webhook.send_webhook(destination, webhook.test_event(user))
+        webhook.send_webhook(destination, webhook.sample_event(user))
     except webhook.WebhookFailure as failure:
         messages.error(request, failure_message(failure))
     else:

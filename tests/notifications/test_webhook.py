@@ -19,6 +19,7 @@ from notifications.channels import netguard, webhook
 from notifications.channels.webhook import PermanentFailure, TemporaryFailure, send_webhook
 from notifications.models import WebhookDestination
 
+from .conftest import HAND_0, HAND_1, Table, play_turn
 from .loopback_http import Receiver, receiver_fixture  # noqa: F401 (a fixture)
 
 EVENT = {
@@ -249,3 +250,46 @@ def test_the_data_export_has_the_addresses_but_no_secret(make_user: Callable[...
     dumped = json.dumps(data)
     assert dest.secret not in dumped and feed.key not in dumped
     assert calendar.feed_token(feed) not in dumped
+
+
+# -- the events of the outbox's kinds ------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("kind", "english", "german"),
+    [
+        ("turn", "Your turn in Keltis #{id}", "Du bist am Zug in Keltis #{id}"),
+        ("reminder", "Reminder: your turn in Keltis #{id} ends in", "Erinnerung"),
+        ("timeout", "Your time ran out in Keltis #{id}", "Keltis #{id}"),
+        ("finished", "Keltis #{id} is over", "Keltis #{id}"),
+    ],
+)
+def test_events_of_each_kind_in_the_players_language(
+    table: Callable[..., Table], kind: str, english: str, german: str
+) -> None:
+    t = table()
+    game = t.refresh()
+    event = webhook.notification_event(t.users[0], kind, game)
+    assert event["text"].startswith(english.format(id=game.pk))
+    assert event["url"] == f"https://keltis.example/games/{game.pk}/"
+    assert (event["type"], event["game"]) == (kind, game.pk)
+    t.users[0].language = "de"
+    german_event = webhook.notification_event(t.users[0], kind, game)
+    assert german.format(id=game.pk) in german_event["text"]
+    assert german_event["text"] != event["text"]
+
+
+def test_a_turn_after_a_move_reaches_the_receiver_without_a_card(
+    receiver: Receiver, table: Callable[..., Table]
+) -> None:
+    t = table()
+    play_turn(t)
+    game = t.refresh()
+    bela = t.users[1]
+    dest = destination(bela, receiver.url(), "json")
+    send_webhook(dest, webhook.notification_event(bela, "turn", game))
+    [(_path, headers, body)] = receiver.requests
+    sent = verified_body(dest, headers, body)
+    assert sent["type"] == "turn" and sent["game"] == game.pk
+    assert sent["deadline"] == game.deadline.isoformat()
+    text = body.decode()
+    for card in HAND_0 + HAND_1:
+        assert not re.search(rf"\b{card}\b", text), card
