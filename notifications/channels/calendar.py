@@ -27,6 +27,7 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Prefetch
 from django.urls import reverse
 from django.utils import translation
 from django.utils.crypto import constant_time_compare, salted_hmac
@@ -68,6 +69,11 @@ def feed_url(feed: CalendarFeed) -> str:
     return public_site.absolute(reverse("calendar_feed", args=[feed_token(feed)]))
 
 
+def webcal_url(feed: CalendarFeed) -> str:
+    """The same address as ``webcal://``: a click opens the calendar app's subscribe dialog."""
+    return "webcal://" + feed_url(feed).split("://", 1)[1]
+
+
 def feed_of(user: User) -> CalendarFeed | None:
     return CalendarFeed.objects.filter(user=user).first()
 
@@ -105,6 +111,7 @@ def moves_owed(user: User) -> list[tuple[Game, Seat]]:
             game__deadline__isnull=False,
         )
         .select_related("game")
+        .prefetch_related(Prefetch("game__seats", queryset=Seat.objects.select_related("user")))
         .order_by("game__deadline", "game_id")
     )
     return [(seat.game, seat) for seat in seats if seat.game.to_move == seat.index]
@@ -112,7 +119,7 @@ def moves_owed(user: User) -> list[tuple[Game, Seat]]:
 
 def _players(game: Game, user: User) -> list[str]:
     """The other players' public names, in seating order (a bot is named by its kind)."""
-    seats = Seat.objects.filter(game=game).select_related("user").order_by("index")
+    seats = sorted(game.seats.all(), key=lambda seat: seat.index)
     return [seat.name for seat in seats if seat.user_id != user.pk]
 
 

@@ -15,7 +15,7 @@ from django.shortcuts import redirect, render
 from django.utils.cache import get_conditional_response, patch_cache_control
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET, require_POST, require_safe
 
 from accounts.models import User
 from games import ratelimit
@@ -76,7 +76,7 @@ def _user(request: HttpRequest) -> User:
     return user
 
 
-@require_GET
+@require_safe
 def calendar_feed(request: HttpRequest, token: str) -> HttpResponse:
     """The secret ICS feed; a forged or retired token is 404, like any unknown page. Reads only."""
     feed = calendar.feed_by_token(token)
@@ -108,6 +108,7 @@ def settings_context(user: User, form: WebhookForm | None = None) -> dict[str, A
         form = WebhookForm(initial=initial)
     return {
         "calendar_url": calendar.feed_url(feed) if feed else None,
+        "calendar_webcal": calendar.webcal_url(feed) if feed else None,
         "webhook": destination,
         "webhook_form": form,
         "signature_header": webhook.SIGNATURE_HEADER,

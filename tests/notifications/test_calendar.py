@@ -16,6 +16,7 @@ from icalendar import Calendar
 
 from accounts.models import User
 from games.integrity import game_freeze
+from games.models import Seat
 from notifications.channels import calendar
 from notifications.models import CalendarFeed
 
@@ -195,3 +196,27 @@ def test_the_deadline_in_the_feed_is_the_games_stored_one(table: Callable[..., T
     [event] = fetch(feed_path(t.users[0])).values()
     assert event.decoded("DTSTART") == second(later)
     assert event.decoded("DTSTAMP") <= timezone.now()
+
+
+def test_head_is_answered_and_the_page_offers_a_webcal_link(table: Callable[..., Table]) -> None:
+    t = table()
+    path = feed_path(t.users[0])
+    assert Client().head(path).status_code == 200
+    client = Client()
+    client.force_login(t.users[0])
+    page = client.get(reverse("feeds_settings")).content.decode()
+    assert f'href="webcal://keltis.example{path}"' in page
+
+
+def test_the_feed_reads_a_fixed_number_of_queries_whatever_the_games(
+    table: Callable[..., Table], django_assert_max_num_queries: Any
+) -> None:
+    t = table()
+    anna = t.users[0]
+    for _ in range(3):  # three more games where Anna is to move
+        other = table()
+        Seat.objects.filter(game=other.game, index=0).update(user=anna)
+    assert len(calendar.moves_owed(anna)) == 4
+    with django_assert_max_num_queries(4):
+        body = calendar.feed_ics(anna)
+    assert len(events(body)) == 4
