@@ -131,6 +131,17 @@ def send_webhook(destination: WebhookDestination, event: dict[str, Any]) -> None
     raise PermanentFailure("http", detail)
 
 
+def send_to_player(user: User, kind: str, game: Game) -> bool:
+    """The outbox's sender for this channel: the event of ``kind`` about ``game`` to the
+    player's webhook. False when they have none (nothing to send, nothing failed); raises
+    ``PermanentFailure`` or ``TemporaryFailure`` like ``send_webhook``."""
+    destination = destination_of(user)
+    if destination is None:
+        return False
+    send_webhook(destination, notification_event(user, kind, game))
+    return True
+
+
 # -- the player's destination --------------------------------------------------------------------
 def destination_of(user: User) -> WebhookDestination | None:
     return WebhookDestination.objects.filter(user=user).first()

@@ -293,3 +293,16 @@ def test_a_turn_after_a_move_reaches_the_receiver_without_a_card(
     text = body.decode()
     for card in HAND_0 + HAND_1:
         assert not re.search(rf"\b{card}\b", text), card
+
+
+def test_send_to_player_uses_the_players_destination_or_does_nothing(
+    receiver: Receiver, table: Callable[..., Table]
+) -> None:
+    t = table()
+    game = t.refresh()
+    anna, bela = t.users
+    destination(anna, receiver.url(), "discord")
+    assert webhook.send_to_player(anna, "turn", game) is True
+    assert webhook.send_to_player(bela, "turn", game) is False
+    [(_path, _headers, body)] = receiver.requests
+    assert json.loads(body)["content"].startswith(f"Your turn in Keltis #{game.pk}")
