@@ -32,7 +32,7 @@ from django.urls import reverse
 from django.utils import translation
 from django.utils.crypto import constant_time_compare, salted_hmac
 from django.utils.translation import gettext as _
-from icalendar import Alarm, Calendar, Event
+from icalendar import Alarm, Calendar, Event, vDuration
 
 from accounts.models import User
 from games.models import Game, GameStatus, Seat
@@ -170,7 +170,7 @@ def feed_ics(user: User) -> bytes:
         calendar.add("name", name)  # RFC 7986
         calendar.add("x-wr-calname", name)  # the same for calendars that predate it
         calendar.add("refresh-interval", REFRESH, parameters={"VALUE": "DURATION"})
-        calendar.add("x-published-ttl", REFRESH)
+        calendar.add("x-published-ttl", vDuration(REFRESH))
         for game, seat in moves_owed(user):
             calendar.add_component(_event(game, seat, user))
         return calendar.to_ical()

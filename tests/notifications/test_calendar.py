@@ -69,6 +69,9 @@ def test_my_move_is_an_event_at_its_deadline_with_an_alarm_and_a_link(
     [alarm] = event.walk("VALARM")
     assert alarm.decoded("TRIGGER") == -timedelta(hours=2)
     assert str(alarm["ACTION"]) == "DISPLAY"
+    body = Client().get(feed_path(t.users[0])).content
+    assert b"\r\nX-PUBLISHED-TTL:PT30M\r\n" in body
+    assert b"\r\nREFRESH-INTERVAL;VALUE=DURATION:PT30M\r\n" in body
 
 
 def test_uid_stays_while_the_deadline_moves_with_the_turns(table: Callable[..., Table]) -> None:
