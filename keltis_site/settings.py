@@ -358,6 +358,10 @@ NOTIFICATION_SENDING_TIMEOUT: int = env.int("NOTIFICATION_SENDING_TIMEOUT", defa
 # An email that keeps failing (mail server down, refused, or it cannot be written) is retried
 # this long from its first failed attempt, then marked failed for staff (admin, /healthz).
 NOTIFICATION_RETRY_HOURS: int = env.int("NOTIFICATION_RETRY_HOURS", default=48)
+# Hosts or addresses a chat webhook may reach although they are not public (loopback, a
+# private network): for tests against a local receiver only; empty in production, where
+# notifications.channels.netguard refuses every non-public destination.
+NOTIFICATION_WEBHOOK_ALLOW: list[str] = env.list("NOTIFICATION_WEBHOOK_ALLOW", default=[])
 
 # The public address of the site, for every link in every email (game and account emails
 # alike, whatever host a request named). Locally it is the port the site runs on: PORT, which

@@ -23,8 +23,11 @@ from .models import Notification, NotificationKind
 def _waiting_seats() -> QuerySet[Seat]:
     """Seats of persons whose turn it is in a running game (a frozen one waits for nobody)."""
     return Seat.objects.filter(
-        retired=False, user__isnull=False, game__status=GameStatus.RUNNING,
-        game__to_move=F("index"), game__frozen_at__isnull=True,
+        retired=False,
+        user__isnull=False,
+        game__status=GameStatus.RUNNING,
+        game__to_move=F("index"),
+        game__frozen_at__isnull=True,
     )
 
 

@@ -43,9 +43,7 @@ MAX_SINCE_EVENTS = 40
 
 
 # -- who gets what --------------------------------------------------------------------------------
-def wants(
-    notification: Notification, user: User, reads: selectors.GameReads | None = None
-) -> bool:
+def wants(notification: Notification, user: User, reads: selectors.GameReads | None = None) -> bool:
     """The player's email setting: every turn, a daily digest instead, or nothing at all.
 
     Digest readers still get reminders (a deadline is near), the end of their games and the
@@ -105,9 +103,7 @@ def send_notification(
     return True
 
 
-def _write(
-    notification: Notification, reads: selectors.GameReads
-) -> EmailMultiAlternatives | None:
+def _write(notification: Notification, reads: selectors.GameReads) -> EmailMultiAlternatives | None:
     """The notification's email in the recipient's language and time zone; None when there is
     nothing to send."""
     user = notification.user
@@ -117,8 +113,9 @@ def _write(
     if build is None:
         return None
     now = timezone.now()
-    with translation.override(user.language or settings.LANGUAGE_CODE), timezone.override(
-        zone_of(user)
+    with (
+        translation.override(user.language or settings.LANGUAGE_CODE),
+        timezone.override(zone_of(user)),
     ):
         context = build(notification, user, now, reads)
         if context is None:
@@ -290,9 +287,7 @@ def _deadline(game: Game, now: datetime) -> dict[str, Any]:
 
 
 # -- turn and reminder ----------------------------------------------------------------------------
-def _turn_is_on(
-    notification: Notification, user: User, reads: selectors.GameReads
-) -> Game | None:
+def _turn_is_on(notification: Notification, user: User, reads: selectors.GameReads) -> Game | None:
     """The notification's game, if the turn it announced is still waiting for this player."""
     if notification.game is None:
         return None

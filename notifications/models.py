@@ -118,3 +118,7 @@ class InboundMessage(models.Model):
 
     def __str__(self) -> str:
         return f"{self.message_id} ({self.outcome})"
+
+
+# the player's feeds (a calendar address, a chat webhook) live in a module of their own
+from .feed_models import CalendarFeed, WebhookDestination, WebhookFormat  # noqa: E402, F401

@@ -1,8 +1,9 @@
-"""Routes behind emailed links (act on a turn, unsubscribe) and the email preferences page."""
+"""Routes behind emailed links (act on a turn, unsubscribe), the email preferences page, and
+the player's feeds (the secret calendar address, the chat webhook)."""
 
 from django.urls import path
 
-from notifications.views import email_links, preferences
+from notifications.views import email_links, feeds, preferences
 
 urlpatterns = [
     path("t/<str:token>/", email_links.email_action, name="email_action"),
@@ -18,4 +19,12 @@ urlpatterns = [
         preferences.vacation_remove,
         name="email_vacation_remove",
     ),
+    path("calendar/<str:token>.ics", feeds.calendar_feed, name="calendar_feed"),
+    path("settings/feeds/", feeds.feeds_settings, name="feeds_settings"),
+    path("settings/feeds/calendar/", feeds.calendar_new_address, name="calendar_new_address"),
+    path("settings/feeds/calendar/remove/", feeds.calendar_remove, name="calendar_remove"),
+    path("settings/feeds/webhook/", feeds.webhook_save, name="webhook_save"),
+    path("settings/feeds/webhook/test/", feeds.webhook_test, name="webhook_test"),
+    path("settings/feeds/webhook/secret/", feeds.webhook_new_secret, name="webhook_new_secret"),
+    path("settings/feeds/webhook/remove/", feeds.webhook_remove, name="webhook_remove"),
 ]

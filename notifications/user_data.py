@@ -1,4 +1,6 @@
-"""The outbox's part of a user's data export (``manage.py export_user_data``)."""
+"""The outbox's part of a user's data export (``manage.py export_user_data``), and the
+player's feeds (whether a calendar address exists, the webhook address and format; never the
+secrets, which the player sees on their settings page)."""
 
 from __future__ import annotations
 
@@ -7,7 +9,7 @@ from typing import Any
 from accounts.models import User
 from games.maintenance import iso
 
-from .models import Notification
+from .models import CalendarFeed, Notification, WebhookDestination
 
 
 def user_data(user: User) -> dict[str, Any]:
@@ -23,6 +25,19 @@ def user_data(user: User) -> dict[str, Any]:
                 "sent_at": iso(n.sent_at),
             }
             for n in rows
-        ]
+        ],
+        **feeds_data(user),
     }
 
+
+def feeds_data(user: User) -> dict[str, Any]:
+    feed = CalendarFeed.objects.filter(user=user).first()
+    hook = WebhookDestination.objects.filter(user=user).first()
+    return {
+        "calendar_feed": {"created_at": iso(feed.created_at)} if feed else None,
+        "webhook": (
+            {"url": hook.url, "format": hook.format, "created_at": iso(hook.created_at)}
+            if hook
+            else None
+        ),
+    }

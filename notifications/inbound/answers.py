@@ -22,7 +22,10 @@ from ..models import InboundMessage, InboundOutcome
 
 #: the outcomes answered by email (the others are not: see ``handler``)
 ANSWERED = {
-    InboundOutcome.APPLIED, InboundOutcome.HELP, InboundOutcome.REFUSED, InboundOutcome.STALE,
+    InboundOutcome.APPLIED,
+    InboundOutcome.HELP,
+    InboundOutcome.REFUSED,
+    InboundOutcome.STALE,
 }
 
 
@@ -30,8 +33,9 @@ def detail(**fields: Any) -> str:
     """The row's record of what happened, as JSON: ``applied`` (actions), ``error`` (stale,
     unreadable, ambiguous, illegal, service), ``line``, ``candidates``, ``code``/``params``
     (the engine's refusal), ``reason`` (a service refusal, worded), ``ignored`` (a line)."""
-    return json.dumps({k: v for k, v in fields.items() if v not in (None, [], "")},
-                      ensure_ascii=False)
+    return json.dumps(
+        {k: v for k, v in fields.items() if v not in (None, [], "")}, ensure_ascii=False
+    )
 
 
 def _problem(kind: str, found: dict[str, Any]) -> str:
@@ -39,23 +43,24 @@ def _problem(kind: str, found: dict[str, Any]) -> str:
     if error == "stale":
         return _("Your reply was for a turn that is over: nothing was changed.")
     if error == "unreadable":
-        return _('Nothing was changed: "%(line)s" is not a move that can be read.') % {
-            "line": line
-        }
+        return _('Nothing was changed: "%(line)s" is not a move that can be read.') % {"line": line}
     if error == "ambiguous":
         options = ", ".join(presenters.action_label(kind, a) for a in found.get("candidates", []))
         return _('Nothing was changed: "%(line)s" could mean several moves (%(options)s).') % {
-            "line": line, "options": options
+            "line": line,
+            "options": options,
         }
     if error == "illegal":
         code = found.get("code")
         reason = engine_error_text(code, found.get("params", {})) if code else ""
         return _('Nothing was changed: "%(line)s" cannot be played now. %(reason)s') % {
-            "line": line, "reason": reason
+            "line": line,
+            "reason": reason,
         }
     if error == "service":
         return _('"%(line)s" was not played: %(reason)s') % {
-            "line": presenters.action_label(kind, line), "reason": found.get("reason", "")
+            "line": presenters.action_label(kind, line),
+            "reason": found.get("reason", ""),
         }
     return ""
 
@@ -72,7 +77,8 @@ def _context(row: InboundMessage, user: Any) -> dict[str, Any]:
         "problem": _problem(game.kind, found),
         "ignored": (
             _('The lines from "%(line)s" on were not read as moves.') % {"line": found["ignored"]}
-            if found.get("ignored") else ""
+            if found.get("ignored")
+            else ""
         ),
         "finished": game.status == GameStatus.FINISHED,
         "to_move_name": "",

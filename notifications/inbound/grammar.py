@@ -23,8 +23,18 @@ HELP = "help"
 COLOURS = ("g", "y", "r", "p", "b")
 #: the vocabulary's keys: the five colours and these words
 WORDS = (
-    "play", "discard", "draw", "deck", "clover", "pass", "big", "small", "done", "wish",
-    "point", "help",
+    "play",
+    "discard",
+    "draw",
+    "deck",
+    "clover",
+    "pass",
+    "big",
+    "small",
+    "done",
+    "wish",
+    "point",
+    "help",
 )
 VERBS = ("play", "discard", "draw", "clover", "wish", "done")
 
@@ -214,7 +224,11 @@ def _done(items: list[Item]) -> str | None:
 
 
 _SPELLERS = {
-    "play": _play, "discard": _discard, "draw": _draw, "clover": _clover, "wish": _wish,
+    "play": _play,
+    "discard": _discard,
+    "draw": _draw,
+    "clover": _clover,
+    "wish": _wish,
     "done": _done,
 }
 

@@ -64,8 +64,9 @@ class TemporaryFailure(Exception):
     """The reply could not be handled now (the database is away): the mail server retries."""
 
 
-def receive(raw: bytes, *, recipient: str | None = None, envelope_sender: str | None = None
-            ) -> Result:
+def receive(
+    raw: bytes, *, recipient: str | None = None, envelope_sender: str | None = None
+) -> Result:
     """Handle one RFC 5322 message. ``recipient`` is the envelope recipient when the caller
     knows it (else the message's Delivered-To, X-Original-To, To or Cc); ``envelope_sender``
     the envelope's MAIL FROM ("" for a bounce)."""
@@ -165,9 +166,9 @@ def _key(message: EmailMessage, recipient: str | None) -> links.ReplyKey | None:
     """The turn the reply address names: the envelope's recipient, else the headers'."""
     candidates = [recipient] if recipient else []
     for header in ("Delivered-To", "X-Original-To", "To", "Cc"):
-        candidates += [addr for _, addr in getaddresses(
-            [str(v) for v in message.get_all(header, [])]
-        )]
+        candidates += [
+            addr for _, addr in getaddresses([str(v) for v in message.get_all(header, [])])
+        ]
     for address in candidates:
         token = links.reply_token_of(address or "")
         if token is None:
@@ -288,9 +289,11 @@ def _play(game: Game, key: links.ReplyKey, user: Any, lines: list[str]) -> tuple
                 applied=applied, error="service", reason=service_error_text(exc), line=action
             )
         # what was stored: the move, and any step the site took for the player after it
-        applied += Event.objects.filter(game=game, seq__gt=before, seq__lte=seq).order_by(
-            "seq"
-        ).values_list("action", flat=True)
+        applied += (
+            Event.objects.filter(game=game, seq__gt=before, seq__lte=seq)
+            .order_by("seq")
+            .values_list("action", flat=True)
+        )
     return InboundOutcome.APPLIED, answers.detail(applied=applied, ignored=ignored)
 
 

@@ -25,13 +25,12 @@ def _content_type_relabel(apps, schema_editor, old, new):
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('games', '0011_notification_moved_to_notifications'),
+        ("games", "0011_notification_moved_to_notifications"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
-        ('contenttypes', '0002_remove_content_type_name'),
+        ("contenttypes", "0002_remove_content_type_name"),
     ]
 
     # The model came from games with its table (games_notification, kept by Meta.db_table) and
@@ -41,28 +40,84 @@ class Migration(migrations.Migration):
         migrations.SeparateDatabaseAndState(
             state_operations=[
                 migrations.CreateModel(
-                    name='Notification',
+                    name="Notification",
                     fields=[
-                        ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                        ('key', models.CharField(max_length=120, unique=True)),
-                        ('kind', models.CharField(choices=[('turn', 'your turn'), ('reminder', 'deadline reminder'), ('timeout', 'a turn timed out'), ('finished', 'game over'), ('digest', 'daily digest')], max_length=10)),
-                        ('seat', models.PositiveSmallIntegerField(blank=True, null=True)),
-                        ('seq', models.PositiveIntegerField(blank=True, null=True)),
-                        ('status', models.CharField(choices=[('queued', 'queued'), ('sending', 'sending'), ('sent', 'sent'), ('failed', 'failed'), ('skipped', 'skipped')], default='queued', max_length=10)),
-                        ('attempts', models.PositiveSmallIntegerField(default=0)),
-                        ('next_attempt_at', models.DateTimeField(default=django.utils.timezone.now)),
-                        ('created_at', models.DateTimeField(default=django.utils.timezone.now)),
-                        ('sent_at', models.DateTimeField(blank=True, null=True)),
-                        ('last_error', models.TextField(blank=True)),
-                        ('failing_since', models.DateTimeField(blank=True, null=True)),
-                        ('failed_at', models.DateTimeField(blank=True, null=True)),
-                        ('game', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='notifications', to='games.game')),
-                        ('user', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='notifications', to=settings.AUTH_USER_MODEL)),
+                        (
+                            "id",
+                            models.BigAutoField(
+                                auto_created=True,
+                                primary_key=True,
+                                serialize=False,
+                                verbose_name="ID",
+                            ),
+                        ),
+                        ("key", models.CharField(max_length=120, unique=True)),
+                        (
+                            "kind",
+                            models.CharField(
+                                choices=[
+                                    ("turn", "your turn"),
+                                    ("reminder", "deadline reminder"),
+                                    ("timeout", "a turn timed out"),
+                                    ("finished", "game over"),
+                                    ("digest", "daily digest"),
+                                ],
+                                max_length=10,
+                            ),
+                        ),
+                        ("seat", models.PositiveSmallIntegerField(blank=True, null=True)),
+                        ("seq", models.PositiveIntegerField(blank=True, null=True)),
+                        (
+                            "status",
+                            models.CharField(
+                                choices=[
+                                    ("queued", "queued"),
+                                    ("sending", "sending"),
+                                    ("sent", "sent"),
+                                    ("failed", "failed"),
+                                    ("skipped", "skipped"),
+                                ],
+                                default="queued",
+                                max_length=10,
+                            ),
+                        ),
+                        ("attempts", models.PositiveSmallIntegerField(default=0)),
+                        (
+                            "next_attempt_at",
+                            models.DateTimeField(default=django.utils.timezone.now),
+                        ),
+                        ("created_at", models.DateTimeField(default=django.utils.timezone.now)),
+                        ("sent_at", models.DateTimeField(blank=True, null=True)),
+                        ("last_error", models.TextField(blank=True)),
+                        ("failing_since", models.DateTimeField(blank=True, null=True)),
+                        ("failed_at", models.DateTimeField(blank=True, null=True)),
+                        (
+                            "game",
+                            models.ForeignKey(
+                                blank=True,
+                                null=True,
+                                on_delete=django.db.models.deletion.CASCADE,
+                                related_name="notifications",
+                                to="games.game",
+                            ),
+                        ),
+                        (
+                            "user",
+                            models.ForeignKey(
+                                on_delete=django.db.models.deletion.CASCADE,
+                                related_name="notifications",
+                                to=settings.AUTH_USER_MODEL,
+                            ),
+                        ),
                     ],
                     options={
-                        'db_table': 'games_notification',
-                        'ordering': ['created_at'],
-                        'indexes': [models.Index(fields=['status', 'next_attempt_at'], name='notification_due')],
+                        "db_table": "games_notification",
+                        "ordering": ["created_at"],
+                        "indexes": [
+                            models.Index(
+                                fields=["status", "next_attempt_at"], name="notification_due"
+                            )
+                        ],
                     },
                 ),
             ],

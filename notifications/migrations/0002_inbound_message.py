@@ -6,30 +6,63 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('games', '0011_notification_moved_to_notifications'),
-        ('notifications', '0001_initial'),
+        ("games", "0011_notification_moved_to_notifications"),
+        ("notifications", "0001_initial"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='InboundMessage',
+            name="InboundMessage",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('message_id', models.CharField(max_length=255, unique=True)),
-                ('received_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('sender', models.CharField(blank=True, max_length=254)),
-                ('size', models.PositiveIntegerField(default=0)),
-                ('seat', models.PositiveSmallIntegerField(blank=True, null=True)),
-                ('turn_seq', models.PositiveIntegerField(blank=True, null=True)),
-                ('outcome', models.CharField(choices=[('processing', 'being handled'), ('applied', 'moves applied'), ('help', 'help sent'), ('refused', 'moves refused'), ('stale', 'turn over'), ('forged', "sender is not the seat's player"), ('dmarc_fail', 'DMARC failed'), ('loop', 'automatic mail ignored'), ('rate_limited', 'too many replies'), ('too_large', 'too large'), ('unknown_address', 'unknown address'), ('garbage', 'not an email')], default='processing', max_length=20)),
-                ('detail', models.TextField(blank=True)),
-                ('answered_at', models.DateTimeField(blank=True, null=True)),
-                ('game', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='games.game')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("message_id", models.CharField(max_length=255, unique=True)),
+                ("received_at", models.DateTimeField(default=django.utils.timezone.now)),
+                ("sender", models.CharField(blank=True, max_length=254)),
+                ("size", models.PositiveIntegerField(default=0)),
+                ("seat", models.PositiveSmallIntegerField(blank=True, null=True)),
+                ("turn_seq", models.PositiveIntegerField(blank=True, null=True)),
+                (
+                    "outcome",
+                    models.CharField(
+                        choices=[
+                            ("processing", "being handled"),
+                            ("applied", "moves applied"),
+                            ("help", "help sent"),
+                            ("refused", "moves refused"),
+                            ("stale", "turn over"),
+                            ("forged", "sender is not the seat's player"),
+                            ("dmarc_fail", "DMARC failed"),
+                            ("loop", "automatic mail ignored"),
+                            ("rate_limited", "too many replies"),
+                            ("too_large", "too large"),
+                            ("unknown_address", "unknown address"),
+                            ("garbage", "not an email"),
+                        ],
+                        default="processing",
+                        max_length=20,
+                    ),
+                ),
+                ("detail", models.TextField(blank=True)),
+                ("answered_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "game",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="games.game",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-received_at'],
+                "ordering": ["-received_at"],
             },
         ),
     ]

@@ -165,9 +165,7 @@ def email_action(request: HttpRequest, token: str) -> HttpResponse:
         link = links.action_read(token)
     except links.LinkError as error:
         return _refused(request, error.code)
-    if request.method == "POST" and not ratelimit.hit(
-        "action-seat", f"{link.game_id}:{link.seat}"
-    ):
+    if request.method == "POST" and not ratelimit.hit("action-seat", f"{link.game_id}:{link.seat}"):
         return too_many_actions(request)
     game = Game.objects.filter(pk=link.game_id).first()
     if game is None:
@@ -204,7 +202,12 @@ def email_action(request: HttpRequest, token: str) -> HttpResponse:
         return _refused(request, "invalid", game=game, detail=service_error_text(error))
     names = selectors.seat_names(game=game, rows=result.seats)
     message = presenters.result_message(
-        game.kind, link.action, result.engine.view(link.seat), link.seat, names, result.before,
+        game.kind,
+        link.action,
+        result.engine.view(link.seat),
+        link.seat,
+        names,
+        result.before,
         automatic=[e.action for e in result.automatic],
     )
     groups = _choices(link, game)

@@ -109,8 +109,11 @@ def play_turn(table: Table, seed: int = 1) -> None:
     bot = RandomBot(seed)
     while game.status == GameStatus.RUNNING and game.to_move == seat:
         action_submit(
-            game_id=game.pk, seat=seat, action=bot.choose(engine_state(game)),
-            expected_seq=game.seq, user=table.users[seat],
+            game_id=game.pk,
+            seat=seat,
+            action=bot.choose(engine_state(game)),
+            expected_seq=game.seq,
+            user=table.users[seat],
         )
         game = table.refresh()
 

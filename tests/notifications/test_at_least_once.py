@@ -105,9 +105,7 @@ def test_a_stalled_worker_leaves_its_claimed_rows_to_the_sweep(
     assert meanwhile == [{"sent": 4}]
 
     [first] = [row for row in rows if row.pk == stalled[0]]
-    assert Counter(smtp.recipients) == {
-        row.user.email: 2 if row == first else 1 for row in rows
-    }
+    assert Counter(smtp.recipients) == {row.user.email: 2 if row == first else 1 for row in rows}
     statuses = Notification.objects.filter(pk__in=[r.pk for r in rows])
     assert set(statuses.values_list("status", flat=True)) == {NotificationStatus.SENT}
 

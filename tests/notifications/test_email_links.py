@@ -159,7 +159,7 @@ def assert_refused(response: Any, status: int, words: str) -> None:
     body = text(response)
     assert words in body
     assert "Nothing was changed." in body
-    assert 'data-hand-seat' not in body
+    assert "data-hand-seat" not in body
 
 
 @pytest.mark.parametrize("method", ["get", "post"])

@@ -52,7 +52,11 @@ def served_site_url() -> str:
     env.update(PORT="8101", DJANGO_SETTINGS_MODULE="keltis_site.settings", ENV_FILE="/nonexistent")
     result = subprocess.run(
         [sys.executable, "-c", "from django.conf import settings; print(settings.SITE_URL)"],
-        cwd=django_settings.BASE_DIR, env=env, capture_output=True, text=True, check=True,
+        cwd=django_settings.BASE_DIR,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
     )
     return result.stdout.strip()
 
@@ -182,4 +186,3 @@ def test_every_link_of_the_email_reaches_the_site_that_sent_it(
             # a fresh browser, as when the link is opened in the mail program
             response = Client().get(path, follow=True)
             assert response.status_code == 200, (kind, url, response.status_code)
-

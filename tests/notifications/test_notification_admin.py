@@ -100,8 +100,11 @@ def test_outbox_rows_are_never_added_edited_or_deleted_in_the_admin(
     assert admin_client.get(reverse("admin:notifications_notification_add")).status_code == 403
     change = reverse("admin:notifications_notification_change", args=[row.pk])
     admin_client.post(change, {"status": NotificationStatus.SENT, "key": "other"})
-    assert admin_client.post(
-        reverse("admin:notifications_notification_delete", args=[row.pk]), {"post": "yes"}
-    ).status_code == 403
+    assert (
+        admin_client.post(
+            reverse("admin:notifications_notification_delete", args=[row.pk]), {"post": "yes"}
+        ).status_code
+        == 403
+    )
     row.refresh_from_db()
     assert (row.key, row.status) == (f"digest:{row.user_id}:failed", NotificationStatus.FAILED)

@@ -152,9 +152,7 @@ def test_declaring_and_removing_a_vacation_on_the_page(logged_in: Client, anna: 
     assert not Vacation.objects.filter(user=anna).exists()
 
 
-def test_over_the_allowance_the_page_says_so(
-    logged_in: Client, anna: Any, settings: Any
-) -> None:
+def test_over_the_allowance_the_page_says_so(logged_in: Client, anna: Any, settings: Any) -> None:
     settings.VACATION_DAYS_PER_YEAR = 2
     first = vacations.local_today(anna) + dt.timedelta(days=3)
     last = first + dt.timedelta(days=4)  # 5 days: at least 3 of them in one calendar year

@@ -126,9 +126,11 @@ def test_the_migration_dates_the_rows_given_up_before_it(make_user: Any) -> None
     """Failed under the old policy (8 attempts), with no failed_at: the migration takes the
     row's last next_attempt_at, so ``failed_count`` counts what failed lately."""
     migration = importlib.import_module("games.migrations.0009_notification_failure_times")
-    apps = MigrationExecutor(connection).loader.project_state(
-        ("games", "0009_notification_failure_times")
-    ).apps
+    apps = (
+        MigrationExecutor(connection)
+        .loader.project_state(("games", "0009_notification_failure_times"))
+        .apps
+    )
     given_up = timezone.now() - timedelta(days=1)
     row = game_over_rows(make_user)[0]
     Notification.objects.filter(pk=row.pk).update(

@@ -58,7 +58,7 @@ def test_a_batch_claims_its_rows_at_once_and_reads_the_game_once(
     reads = [q for q in sql if q.startswith("SELECT")]
     for table in ("games_notification", "games_seat", "games_snapshot", "games_event"):
         assert sum(f'FROM "{table}"' in q for q in reads) == 1, table
-    assert not any(q.startswith('SELECT') and 'FROM "games_game"' in q for q in reads)
+    assert not any(q.startswith("SELECT") and 'FROM "games_game"' in q for q in reads)
     assert sorted(smtp.recipients) == sorted(r.user.email for r in rows)
 
 

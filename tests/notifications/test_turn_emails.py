@@ -193,9 +193,7 @@ def test_since_your_last_turn_lists_the_others_moves_in_words(table: Any) -> Non
     send_notification(turn_notification(t))
     body = mail.outbox[0].body
     section = body.split("Since your last turn:")[1].split("Your hand:")[0]
-    assert len([line for line in section.splitlines() if line.startswith("- ")]) == len(
-        bela_events
-    )
+    assert len([line for line in section.splitlines() if line.startswith("- ")]) == len(bela_events)
     first = bela_events[0]
     assert presenters.event_text(game.kind, first.action, t.users[1].public_name) in section
 

@@ -13,9 +13,12 @@ from notifications.inbound.body import message_text, written_lines
 from .conftest import reply
 
 MOVES = {
-    "en": ["red 5 big", "draw deck"], "hu": ["piros 5 nagy", "húz pakli"],
-    "pl": ["czerwona 5 duży", "dobierz talia"], "cs": ["červená 5 velká", "lízni balíček"],
-    "sk": ["červená 5 veľká", "ťahaj balíček"], "ru": ["красная 5 большая", "взять колода"],
+    "en": ["red 5 big", "draw deck"],
+    "hu": ["piros 5 nagy", "húz pakli"],
+    "pl": ["czerwona 5 duży", "dobierz talia"],
+    "cs": ["červená 5 velká", "lízni balíček"],
+    "sk": ["červená 5 veľká", "ťahaj balíček"],
+    "ru": ["красная 5 большая", "взять колода"],
     "de": ["rot 5 groß", "ziehe stapel"],
 }
 #: the quote header each language's clients write (Gmail's, wrapped as Gmail wraps it in en)
@@ -30,14 +33,30 @@ HEADERS = {
 }
 QUOTED = ["Hello Anna,", "", "it is your turn in Keltis #1.", "  * Lay red 5", "red 9 big"]
 OUTLOOK = {
-    "en": ["From: Keltis by mail <noreply@keltis.example>", "Sent: Monday, March 3, 2025",
-           "To: Anna", "Subject: Your turn"],
-    "de": ["Von: Keltis by mail <noreply@keltis.example>", "Gesendet: Montag, 3. März 2025",
-           "An: Anna", "Betreff: Dein Zug"],
-    "pl": ["Od: Keltis by mail <noreply@keltis.example>", "Wysłane: poniedziałek",
-           "Do: Anna", "Temat: Twój ruch"],
-    "cs": ["Od: Keltis by mail <noreply@keltis.example>", "Odesláno: pondělí",
-           "Komu: Anna", "Předmět: Váš tah"],
+    "en": [
+        "From: Keltis by mail <noreply@keltis.example>",
+        "Sent: Monday, March 3, 2025",
+        "To: Anna",
+        "Subject: Your turn",
+    ],
+    "de": [
+        "Von: Keltis by mail <noreply@keltis.example>",
+        "Gesendet: Montag, 3. März 2025",
+        "An: Anna",
+        "Betreff: Dein Zug",
+    ],
+    "pl": [
+        "Od: Keltis by mail <noreply@keltis.example>",
+        "Wysłane: poniedziałek",
+        "Do: Anna",
+        "Temat: Twój ruch",
+    ],
+    "cs": [
+        "Od: Keltis by mail <noreply@keltis.example>",
+        "Odesláno: pondělí",
+        "Komu: Anna",
+        "Předmět: Váš tah",
+    ],
 }
 
 
@@ -87,8 +106,8 @@ def test_html_only_replies(language: str) -> None:
     )
     outlook = (
         f"<html><head><style>p {{margin:0}}</style></head><body><p>{MOVES[language][0]}</p>"
-        f"<p>{MOVES[language][1]}</p><div id=\"appendonsend\"></div><hr>"
-        "<div id=\"divRplyFwdMsg\"><b>From:</b> Keltis</div><div>red 9 big</div></body></html>"
+        f'<p>{MOVES[language][1]}</p><div id="appendonsend"></div><hr>'
+        '<div id="divRplyFwdMsg"><b>From:</b> Keltis</div><div>red 9 big</div></body></html>'
     )
     thunderbird = (
         f"<html><body><p>{MOVES[language][0]}<br>{MOVES[language][1]}</p>"

@@ -10,19 +10,37 @@ from notifications.inbound.grammar import Reading, read_line, short_form, spell
 from notifications.inbound.vocabulary import vocabulary
 
 LANGUAGES = ["en", "hu", "pl", "cs", "sk", "ru", "de"]
-BOARD_PLAY = ["discard g5", "discard r7", "play g5 big", "play g5 small", "play r7 big",
-              "play r7 small"]
+BOARD_PLAY = [
+    "discard g5",
+    "discard r7",
+    "play g5 big",
+    "play g5 small",
+    "play r7 big",
+    "play r7 small",
+]
 
 
 @pytest.mark.parametrize(
     ("line", "action"),
     [
-        ("play r7 big", "play r7 big"), ("discard b3", "discard b3"), ("draw deck", "draw deck"),
-        ("draw r", "draw r"), ("clover g", "clover g"), ("clover pass", "clover pass"),
-        ("play r7 >g", "play r7 >g"), ("play r7 >-", "play r7 >-"), ("play P7", "play P7"),
-        ("play P7 r", "play P7 r"), ("play p7", "play p7"), ("draw P", "draw P"),
-        ("draw p", "draw p"), ("wish r5 P5", "wish r5 P5"), ("done", "done"),
-        ("PLAY R7 BIG", "play r7 big"), ("  play   r7  big. ", "play r7 big"), ("help", "help"),
+        ("play r7 big", "play r7 big"),
+        ("discard b3", "discard b3"),
+        ("draw deck", "draw deck"),
+        ("draw r", "draw r"),
+        ("clover g", "clover g"),
+        ("clover pass", "clover pass"),
+        ("play r7 >g", "play r7 >g"),
+        ("play r7 >-", "play r7 >-"),
+        ("play P7", "play P7"),
+        ("play P7 r", "play P7 r"),
+        ("play p7", "play p7"),
+        ("draw P", "draw P"),
+        ("draw p", "draw p"),
+        ("wish r5 P5", "wish r5 P5"),
+        ("done", "done"),
+        ("PLAY R7 BIG", "play r7 big"),
+        ("  play   r7  big. ", "play r7 big"),
+        ("help", "help"),
     ],
 )
 def test_the_canonical_spelling_always_reads(line: str, action: str) -> None:
@@ -31,10 +49,19 @@ def test_the_canonical_spelling_always_reads(line: str, action: str) -> None:
 
 @pytest.mark.parametrize(
     ("language", "line"),
-    [("hu", "zöld 5 nagy"), ("pl", "zielona 5 duży"), ("cs", "zelená 5 velká"),
-     ("sk", "zelená 5 veľká"), ("ru", "зелёная 5 большая"), ("de", "grün 5 groß"),
-     ("en", "green 5 big"), ("hu", "ZOLD 5 NAGY"), ("ru", "Зеленая 5 большая"),
-     ("de", "Gruen 5 gross"), ("pl", "zielony 5 duzy")],
+    [
+        ("hu", "zöld 5 nagy"),
+        ("pl", "zielona 5 duży"),
+        ("cs", "zelená 5 velká"),
+        ("sk", "zelená 5 veľká"),
+        ("ru", "зелёная 5 большая"),
+        ("de", "grün 5 groß"),
+        ("en", "green 5 big"),
+        ("hu", "ZOLD 5 NAGY"),
+        ("ru", "Зеленая 5 большая"),
+        ("de", "Gruen 5 gross"),
+        ("pl", "zielony 5 duzy"),
+    ],
 )
 def test_short_forms_with_the_languages_colours_case_and_accents_ignored(
     language: str, line: str

@@ -195,8 +195,9 @@ def test_a_bounce_from_the_mailer_daemon_is_ignored(players: Callable[..., Table
 
 def test_auto_submitted_no_is_a_person(players: Callable[..., Table]) -> None:
     t = players()
-    raw = reply(reply_address(t.game), t.users[0].email, "red 5 big",
-                headers={"Auto-Submitted": "no"})
+    raw = reply(
+        reply_address(t.game), t.users[0].email, "red 5 big", headers={"Auto-Submitted": "no"}
+    )
     assert receive(raw).outcome == InboundOutcome.APPLIED
 
 

@@ -76,8 +76,11 @@ def play_by_reply(t: Table, send: Callable[[bytes, str, str], None]) -> int:
         before = game.seq
         lines = whole_turn(t, turns)
         to = reply_address(game)
-        send(reply(to, player.email, "\n".join(lines) + "\n\n-- \nsent by a test\n"), to,
-             player.email)
+        send(
+            reply(to, player.email, "\n".join(lines) + "\n\n-- \nsent by a test\n"),
+            to,
+            player.email,
+        )
         assert t.refresh().seq == before + len(lines), f"turn {turns} not played: {lines}"
         turns += 1
     return turns
@@ -149,8 +152,9 @@ def test_the_listener_refuses_unknown_addresses_and_big_messages(
     big = reply(reply_address(t.game), anna.email, "x" * 2_000_000)
     with pytest.raises(smtplib.SMTPException):
         smtp_send(listener, big, reply_address(t.game), anna.email)
-    auto = reply(reply_address(t.game), anna.email, "red 5 big",
-                 headers={"Auto-Submitted": "auto-replied"})
+    auto = reply(
+        reply_address(t.game), anna.email, "red 5 big", headers={"Auto-Submitted": "auto-replied"}
+    )
     mail.outbox.clear()  # the game's start sent its turn email (transactions commit here)
     smtp_send(listener, auto, reply_address(t.game), anna.email)
     assert Event.objects.filter(game=t.game).count() == 0 and mail.outbox == []

@@ -1,0 +1,207 @@
+"""The chat webhook channel: a player's news POSTed to a Discord, Slack or their own endpoint.
+
+``send_webhook(destination, event)`` sends one event. ``event`` is a dict that names what
+happened and is already worded in the player's language::
+
+    {"type": "turn" | "reminder" | "timeout" | "finished" | "test",
+     "text": "Your turn in Keltis #12", "game": 12, "url": "https://.../games/12/",
+     "deadline": "2026-03-05T09:00:00+00:00" or None}
+
+``notification_event`` makes it for an outbox row's kind and game. The request body is, by
+the destination's format:
+
+- ``discord``: ``{"content": text + url, "allowed_mentions": {"parse": []}}`` (no @everyone
+  from a display name);
+- ``slack``: ``{"text": text + <url>}`` with ``& < >`` escaped as Slack asks;
+- ``json``: the event itself (``type``, ``text``, ``game``, ``url``, ``site``, ``sent_at``).
+
+Every request, whatever its format, is signed: ``X-Keltis-Timestamp`` is the Unix time in
+seconds and ``X-Keltis-Signature`` is ``sha256=`` and the hex HMAC-SHA256, keyed by the
+destination's secret, of ``<timestamp>.<body>`` (the timestamp, a dot, the raw body bytes).
+A receiver recomputes it, compares in constant time and refuses a timestamp more than five
+minutes away from its clock (a replay).
+
+Failures are two exceptions a sender's retry loop can tell apart: ``PermanentFailure`` (the
+address is refused by the network guard, a redirect, a 4xx other than 408 and 429: trying
+again will not help, the player must change the address) and ``TemporaryFailure`` (no
+answer, a timeout, a 5xx, 408 or 429, a host that does not resolve now: try again later).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import time
+from datetime import datetime
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.urls import reverse
+from django.utils import timezone, translation
+from django.utils.timesince import timeuntil
+from django.utils.translation import gettext as _
+
+from accounts.models import User
+from games.models import Game
+from keltis_site import public_site
+from notifications.channels import netguard
+from notifications.feed_models import WebhookDestination, WebhookFormat, new_key
+
+SIGNATURE_HEADER = "X-Keltis-Signature"
+TIMESTAMP_HEADER = "X-Keltis-Timestamp"
+#: Discord and Slack cut longer messages; ours are a line or two
+MAX_TEXT = 1800
+
+
+class WebhookFailure(Exception):
+    """A webhook was not delivered; ``code`` is short and safe to show or log."""
+
+    def __init__(self, code: str, detail: str = "") -> None:
+        self.code = code
+        self.detail = detail
+        super().__init__(f"{code}: {detail}" if detail else code)
+
+
+class PermanentFailure(WebhookFailure):
+    """Trying again will not help (refused address, redirect, 4xx but 408/429)."""
+
+
+class TemporaryFailure(WebhookFailure):
+    """Worth another try later (no answer, timeout, 5xx, 408, 429, DNS failure)."""
+
+
+# -- the request ---------------------------------------------------------------------------------
+def signature(secret: str, timestamp: str, body: bytes) -> str:
+    """``sha256=<hex>``: HMAC-SHA256 with ``secret`` over ``<timestamp>.<body>``."""
+    mac = hmac.new(secret.encode(), timestamp.encode() + b"." + body, hashlib.sha256)
+    return f"sha256={mac.hexdigest()}"
+
+
+def _slack_escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def payload(fmt: str, event: dict[str, Any]) -> dict[str, Any]:
+    """The JSON body for a destination of format ``fmt``."""
+    text = str(event.get("text", ""))[:MAX_TEXT]
+    url = str(event.get("url", ""))
+    if fmt == WebhookFormat.DISCORD:
+        content = f"{text}\n{url}" if url else text
+        return {"content": content, "allowed_mentions": {"parse": []}}
+    if fmt == WebhookFormat.SLACK:
+        line = _slack_escape(text)
+        return {"text": f"{line}\n<{url}>" if url else line}
+    return {
+        **event,
+        "text": text,
+        "site": public_site.absolute("/"),
+        "sent_at": timezone.now().isoformat(),
+    }
+
+
+def send_webhook(destination: WebhookDestination, event: dict[str, Any]) -> None:
+    """POST ``event`` to the destination in its format, signed; return once it is accepted
+    (a 2xx answer). Raises ``PermanentFailure`` or ``TemporaryFailure``."""
+    body = json.dumps(payload(destination.format, event), ensure_ascii=False).encode()
+    timestamp = str(int(time.time()))
+    headers = {
+        "Content-Type": "application/json",
+        "User-Agent": f"{public_site.name()} webhook",
+        TIMESTAMP_HEADER: timestamp,
+        SIGNATURE_HEADER: signature(destination.secret, timestamp, body),
+    }
+    try:
+        answer = netguard.post(destination.url, body, headers)
+    except netguard.DestinationRefused as exc:
+        if exc.code == "unresolvable":
+            raise TemporaryFailure("unresolvable", str(exc)) from exc
+        raise PermanentFailure("refused", str(exc)) from exc
+    except netguard.RequestFailed as exc:
+        raise TemporaryFailure("no_answer", str(exc)) from exc
+    status = answer.status
+    if 200 <= status < 300:
+        return
+    detail = f"HTTP {status}: {answer.body[:200].decode('utf-8', 'replace')}"
+    if 300 <= status < 400:
+        raise PermanentFailure("redirect", f"HTTP {status} to {answer.location[:200]}")
+    if status in (408, 429) or status >= 500:
+        raise TemporaryFailure("http", detail)
+    raise PermanentFailure("http", detail)
+
+
+def send_to_player(user: User, kind: str, game: Game) -> bool:
+    """The outbox's sender for this channel: the event of ``kind`` about ``game`` to the
+    player's webhook. False when they have none (nothing to send, nothing failed); raises
+    ``PermanentFailure`` or ``TemporaryFailure`` like ``send_webhook``."""
+    destination = destination_of(user)
+    if destination is None:
+        return False
+    send_webhook(destination, notification_event(user, kind, game))
+    return True
+
+
+# -- the player's destination --------------------------------------------------------------------
+def destination_of(user: User) -> WebhookDestination | None:
+    return WebhookDestination.objects.filter(user=user).first()
+
+
+def destination_save(user: User, *, url: str, fmt: str) -> WebhookDestination:
+    """Set the player's webhook (one per player). The address must pass the network guard
+    now (``netguard.DestinationRefused`` otherwise); it is checked again on every send."""
+    netguard.resolve(url)
+    with transaction.atomic():
+        destination, created = WebhookDestination.objects.select_for_update().get_or_create(
+            user=user, defaults={"url": url, "format": fmt}
+        )
+        if not created:
+            destination.url = url
+            destination.format = fmt
+            destination.updated_at = timezone.now()
+            destination.save(update_fields=["url", "format", "updated_at"])
+    return destination
+
+
+def destination_new_secret(user: User) -> None:
+    WebhookDestination.objects.filter(user=user).update(secret=new_key(), updated_at=timezone.now())
+
+
+def destination_remove(user: User) -> None:
+    WebhookDestination.objects.filter(user=user).delete()
+
+
+def notification_event(
+    user: User, kind: str, game: Game, now: datetime | None = None
+) -> dict[str, Any]:
+    """The event of an outbox row of ``kind`` (turn, reminder, timeout, finished) about
+    ``game`` for ``user``, worded as the email's subject in the player's language. It names
+    the game and what happened, never a card."""
+    now = now or timezone.now()
+    with translation.override(user.language or settings.LANGUAGE_CODE):
+        title = _("%(game)s #%(id)s") % {"game": game.get_kind_display(), "id": game.pk}
+        if kind == "reminder" and game.deadline is not None:
+            text = _("Reminder: your turn in %(game)s ends in %(left)s") % {
+                "game": title,
+                "left": timeuntil(game.deadline, now),
+            }
+        elif kind == "timeout":
+            text = _("Your time ran out in %(game)s") % {"game": title}
+        elif kind == "finished":
+            text = _("%(game)s is over") % {"game": title}
+        else:
+            text = _("Your turn in %(game)s") % {"game": title}
+    return {
+        "type": kind,
+        "text": text,
+        "game": game.pk,
+        "url": public_site.absolute(reverse("game_detail", args=[game.pk])),
+        "deadline": game.deadline.isoformat() if game.deadline and kind != "finished" else None,
+    }
+
+
+def sample_event(user: User) -> dict[str, Any]:
+    """The "send me a test" event, in the player's language."""
+    with translation.override(user.language or settings.LANGUAGE_CODE):
+        text = _("A test from %(site)s: your webhook works.") % {"site": public_site.name()}
+    return {"type": "test", "text": text, "url": public_site.absolute(reverse("my_games"))}
