@@ -67,7 +67,7 @@ class Game(ABC):
         """The explicit setup that the project's own shuffle makes from ``seed``."""
         rng = random.Random(seed)
         cards = list(cls.ALL_CARDS)
-        rng.shuffle(cards)
+        shuffle(rng, cards)
         removed_n = cls.REMOVED_WITH_TWO if n_players == 2 else 0
         removed, rest = cards[:removed_n], cards[removed_n:]
         hands = [rest[i * cls.HAND_SIZE : (i + 1) * cls.HAND_SIZE] for i in range(n_players)]
@@ -101,6 +101,11 @@ class Game(ABC):
                 f"a {n_players}-player game has {want_removed} removed cards, not {len(removed)}"
             )
         named = [card for hand in hands for card in hand] + deck + removed
+        try:
+            if sorted(named) == cls._sorted_cards():
+                return  # the common case: every card once, all strings
+        except TypeError:
+            pass  # not all strings: said below
         if not all(isinstance(card, str) for card in named):
             raise RecordError("cards are written as strings such as 'r7'")
         seen = Counter(named)
@@ -113,6 +118,15 @@ class Game(ABC):
                 raise RecordError(
                     f"{card} appears {seen[card]} times; the game has it {count} times"
                 )
+
+    @classmethod
+    def _sorted_cards(cls) -> list[str]:
+        """``ALL_CARDS`` sorted, computed once per class: the whole-deck check of a setup."""
+        cached = cls.__dict__.get("_SORTED_CARDS")
+        if cached is None:
+            cached = sorted(cls.ALL_CARDS)
+            cls._SORTED_CARDS = cached  # type: ignore[attr-defined]
+        return cached
 
     @classmethod
     @abstractmethod
@@ -305,6 +319,19 @@ def _clone(value: Any) -> Any:
     if kind is dict:
         return {k: _clone(x) if type(x) in (list, dict) else x for k, x in value.items()}
     return value
+
+
+def shuffle(rng: random.Random, items: list[Any]) -> None:
+    """``rng.shuffle(items)`` step for step (the same result for the same generator state),
+    without its per-card method calls: the deal of a seed must never change."""
+    getrandbits = rng.getrandbits
+    for i in range(len(items) - 1, 0, -1):
+        n = i + 1
+        k = n.bit_length()
+        j = getrandbits(k)
+        while j >= n:
+            j = getrandbits(k)
+        items[i], items[j] = items[j], items[i]
 
 
 def check_player_count(n_players: int) -> None:
