@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from itertools import chain
 from typing import Any, ClassVar, Self
 
 from .base import DealtGame, shuffle
@@ -99,41 +98,6 @@ _END_OPTIONS = {
 _PLAY_OPTIONS = {card: (_S_PLAY[card],) for card in _CARDS}
 
 
-class _CardOptions(dict[str, tuple[str, ...]]):
-    """One player's lays of each card (sorted), computed on first asking from that player's
-    columns and figures; cleared whenever the player lays a card or moves a figure. It holds the
-    player's own state lists, not the game, so that no reference cycle keeps games alive."""
-
-    __slots__ = ("big", "col_cards", "dirs", "last", "player", "pos", "smalls_out")
-
-    def __init__(self, game: BoardGame, p: int) -> None:
-        super().__init__()
-        self.player = p
-        self.col_cards, self.last, self.dirs = game.col_cards[p], game.last[p], game.dirs[p]
-        self.pos, self.big, self.smalls_out = game.pos[p], game.big, game.smalls_out
-
-    def __missing__(self, card: str) -> tuple[str, ...]:
-        ci, value = _CARD_CV[card]
-        p = self.player
-        if not self.col_cards[ci]:
-            free = (2 if self.big[p] == NOBODY else 0) | (self.smalls_out[p] < SMALL_FIGURES)
-            options = _START_OPTIONS[card][free]
-        else:
-            d, last = self.dirs[ci], self.last[ci]
-            if (d == ASCENDING and value < last) or (d == DESCENDING and value > last):
-                options = ()
-            elif self.pos[ci] == END_STONE:
-                movable = 0
-                for t, stone in enumerate(self.pos):
-                    if 0 < stone < END_STONE:
-                        movable |= 1 << t
-                options = _END_OPTIONS[card][movable]
-            else:
-                options = _PLAY_OPTIONS[card]
-        self[card] = options
-        return options
-
-
 def wish_score(stones: int) -> int:
     return WISH_SCORES[min(stones, len(WISH_SCORES) - 1)]
 
@@ -151,7 +115,6 @@ class BoardGame(DealtGame):
 
     __slots__ = (
         "_legal",
-        "_options",
         "actions",
         "big",
         "col_cards",
@@ -202,12 +165,7 @@ class BoardGame(DealtGame):
         game.points = [0] * n_players
         game.goal = 0
         game.discarded = NOBODY
-        game._options = [_CardOptions(game, p) for p in range(n_players)]
         return game
-
-    def _reset_caches(self) -> None:
-        self._legal = None
-        self._options = [_CardOptions(self, p) for p in range(self.n_players)]
 
     def copy(self) -> Self:
         """An independent copy: every list of the state copied, no generic deep copy."""
@@ -236,7 +194,6 @@ class BoardGame(DealtGame):
         game.goal = self.goal
         game.discarded = self.discarded
         game._legal = self._legal
-        game._options = [_CardOptions(game, p) for p in range(game.n_players)]
         return game
 
     # -- questions ------------------------------------------------------------------------------
@@ -258,7 +215,26 @@ class BoardGame(DealtGame):
         if phase == PLAY_PHASE:
             cards = sorted(set(self.hands[p]))
             out = [_S_DISCARD[card] for card in cards]
-            out += chain.from_iterable(map(self._options[p].__getitem__, cards))
+            cols, last, dirs, pos = self.col_cards[p], self.last[p], self.dirs[p], self.pos[p]
+            free = (2 if self.big[p] == NOBODY else 0) | (self.smalls_out[p] < SMALL_FIGURES)
+            movable = -1
+            for card in cards:
+                ci, value = _CARD_CV[card]
+                if not cols[ci]:
+                    out += _START_OPTIONS[card][free]
+                    continue
+                d = dirs[ci]
+                if d and (value < last[ci] if d == ASCENDING else value > last[ci]):
+                    continue
+                if pos[ci] == END_STONE:
+                    if movable < 0:
+                        movable = 0
+                        for t, stone in enumerate(pos):
+                            if 0 < stone < END_STONE:
+                                movable |= 1 << t
+                    out += _END_OPTIONS[card][movable]
+                else:
+                    out.append(_S_PLAY[card])
             return out
         if phase == DRAW_PHASE:
             p0, p1, p2, p3, p4 = self.piles
@@ -331,14 +307,12 @@ class BoardGame(DealtGame):
                 self.phase = DRAW_PHASE
             elif kind <= REDIRECT:  # START, PLAY or REDIRECT
                 self._play(*parsed)
-                self._options[p].clear()
             else:
                 raise IllegalAction("must_play")
         else:
             if kind != CLOVER:
                 raise IllegalAction("must_clover")
             self._clover(parsed[4])
-            self._options[p].clear()
         self.actions.append(action)
         self._legal = None
 
@@ -502,8 +476,40 @@ class BoardGame(DealtGame):
         return state
 
 
+_STONE_KEYS = {str(stone): stone for stone in range(1, END_STONE + 1)}
+_SORTED_TILES = sorted(TILES)
+
+
 def _read_tiles(tiles: Any) -> list[list[Any]]:
     """The record's tiles as a per-colour list indexed by stone; RecordError if not valid."""
+    board = _read_valid_tiles(tiles)
+    return board if board is not None else _read_tiles_checked(tiles)
+
+
+def _read_valid_tiles(tiles: Any) -> list[list[Any]] | None:
+    """The common case at the cost of one sort: the five paths, stones 1..9 each with a tile
+    on its end stone, and the 25 tiles of the game; None for anything else."""
+    if type(tiles) is not dict or len(tiles) != len(COLOURS):
+        return None
+    board: list[list[Any]] = []
+    laid: list[Any] = []
+    try:
+        for colour in COLOURS:
+            path = [None] * (END_STONE + 1)
+            for stone_key, tile in tiles[colour].items():
+                path[_STONE_KEYS[stone_key]] = tile
+            if path[END_STONE] is None:
+                return None
+            board.append(path)
+            laid += path
+        laid = [tile for tile in laid if tile is not None]
+        return board if sorted(laid) == _SORTED_TILES else None
+    except (KeyError, AttributeError, TypeError):
+        return None
+
+
+def _read_tiles_checked(tiles: Any) -> list[list[Any]]:
+    """``_read_tiles`` for a setup that is not plainly valid: which rule it breaks."""
     if not isinstance(tiles, dict) or sorted(tiles) != sorted(COLOURS):
         raise RecordError("tiles must name the five paths g, y, r, p, b")
     board: list[list[Any]] = [[None] * (END_STONE + 1) for _ in COLOURS]
