@@ -251,7 +251,7 @@ class DealtGame(Game):
     removed: list[str]
     piles: list[list[str]]
     end_reason: str | None
-    _legal: list[str] | None
+    _legal: tuple[str, ...] | list[str] | None
 
     @classmethod
     def _dealt(cls, n_players: int, setup: dict[str, Any], options: dict[str, bool]) -> Self:

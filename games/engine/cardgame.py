@@ -268,16 +268,25 @@ class CardGame(DealtGame):
                 else:
                     out.append(_S_PLAY[card])
             free = self.free  # free[0] is False: 0 stands for a card no wish can take
-            wishable = [card for card in cards if free[_WISH_VALUE[card]]]
-            if wishable:
+            by_value: dict[int, list[str]] = {}
+            for card in cards:
+                value = _WISH_VALUE[card]
+                if free[value]:
+                    same = by_value.get(value)
+                    if same is None:
+                        by_value[value] = [card]
+                    else:
+                        same.append(card)
+            if by_value:
+                twice = len(hand) != len(cards)  # some card held twice: ``wish A A`` may be
                 wishes: list[str] = []
-                for i, a in enumerate(wishable):
-                    value = _WISH_VALUE[a]
-                    if hand.count(a) > 1:
-                        wishes.append(_S_WISH_EITHER[a, a])
-                    for b in wishable[i + 1 :]:
-                        if _WISH_VALUE[b] == value:
-                            wishes.append(_S_WISH_EITHER[a, b])
+                for same in by_value.values():
+                    if twice:
+                        wishes += [_S_WISH_EITHER[a, a] for a in same if hand.count(a) > 1]
+                    if len(same) > 1:
+                        for i, a in enumerate(same):
+                            for b in same[i + 1 :]:
+                                wishes.append(_S_WISH_EITHER[a, b])
                 if wishes:
                     wishes.sort()
                     out += wishes
