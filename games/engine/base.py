@@ -321,13 +321,17 @@ def _clone(value: Any) -> Any:
     return value
 
 
+_BIT_LENGTHS = [n.bit_length() for n in range(256)]
+
+
 def shuffle(rng: random.Random, items: list[Any]) -> None:
     """``rng.shuffle(items)`` step for step (the same result for the same generator state),
     without its per-card method calls: the deal of a seed must never change."""
     getrandbits = rng.getrandbits
+    bits = _BIT_LENGTHS if len(items) < len(_BIT_LENGTHS) else None
     for i in range(len(items) - 1, 0, -1):
         n = i + 1
-        k = n.bit_length()
+        k = bits[n] if bits is not None else n.bit_length()
         j = getrandbits(k)
         while j >= n:
             j = getrandbits(k)
