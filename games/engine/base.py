@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from abc import ABC, abstractmethod
 from collections import Counter
+from itertools import chain
 from typing import Any, ClassVar, Self
 
 from .errors import IllegalAction, RecordError
@@ -100,12 +101,12 @@ class Game(ABC):
             raise RecordError(
                 f"a {n_players}-player game has {want_removed} removed cards, not {len(removed)}"
             )
-        named = [card for hand in hands for card in hand] + deck + removed
         try:
-            if sorted(named) == cls._sorted_cards():
+            if sorted(chain(*hands, deck, removed)) == cls._sorted_cards():
                 return  # the common case: every card once, all strings
         except TypeError:
             pass  # not all strings: said below
+        named = [card for hand in hands for card in hand] + deck + removed
         if not all(isinstance(card, str) for card in named):
             raise RecordError("cards are written as strings such as 'r7'")
         seen = Counter(named)

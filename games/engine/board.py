@@ -495,14 +495,14 @@ def _read_valid_tiles(tiles: Any) -> list[list[Any]] | None:
     laid: list[Any] = []
     try:
         for colour in COLOURS:
+            stones = tiles[colour]
             path = [None] * (END_STONE + 1)
-            for stone_key, tile in tiles[colour].items():
+            for stone_key, tile in stones.items():
                 path[_STONE_KEYS[stone_key]] = tile
             if path[END_STONE] is None:
                 return None
             board.append(path)
-            laid += path
-        laid = [tile for tile in laid if tile is not None]
+            laid += stones.values()
         return board if sorted(laid) == _SORTED_TILES else None
     except (KeyError, AttributeError, TypeError):
         return None
