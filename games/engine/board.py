@@ -95,7 +95,8 @@ _END_OPTIONS = {
     )
     for card in _CARDS
 }
-_PLAY_OPTIONS = {card: (_S_PLAY[card],) for card in _CARDS}
+#: card -> (colour index, value, its discard, its plain play): one look-up per card in a hand
+_CARD_DATA = {card: (ci, v, _S_DISCARD[card], _S_PLAY[card]) for card, (ci, v) in _CARD_CV.items()}
 
 
 def wish_score(stones: int) -> int:
@@ -213,15 +214,16 @@ class BoardGame(DealtGame):
         prefix of another, b1 before b10, sorts first because a space sorts before a digit)."""
         phase, p = self.phase, self.current
         if phase == PLAY_PHASE:
-            cards = sorted(set(self.hands[p]))
-            out = [_S_DISCARD[card] for card in cards]
+            out: list[str] = []  # every discard, then the lays
+            lays: list[str] = []
             cols, last, dirs, pos = self.col_cards[p], self.last[p], self.dirs[p], self.pos[p]
             free = (2 if self.big[p] == NOBODY else 0) | (self.smalls_out[p] < SMALL_FIGURES)
             movable = -1
-            for card in cards:
-                ci, value = _CARD_CV[card]
+            for card in sorted(set(self.hands[p])):
+                ci, value, discard, play = _CARD_DATA[card]
+                out.append(discard)
                 if not cols[ci]:
-                    out += _START_OPTIONS[card][free]
+                    lays += _START_OPTIONS[card][free]
                     continue
                 d = dirs[ci]
                 if d and (value < last[ci] if d == ASCENDING else value > last[ci]):
@@ -232,9 +234,10 @@ class BoardGame(DealtGame):
                         for t, stone in enumerate(pos):
                             if 0 < stone < END_STONE:
                                 movable |= 1 << t
-                    out += _END_OPTIONS[card][movable]
+                    lays += _END_OPTIONS[card][movable]
                 else:
-                    out.append(_S_PLAY[card])
+                    lays.append(play)
+            out += lays
             return out
         if phase == DRAW_PHASE:
             p0, p1, p2, p3, p4 = self.piles

@@ -128,6 +128,11 @@ _WISH_VALUE = {
     card: value if kind != CLOSING and value in WISH_VALUES else 0
     for card, (kind, _, value) in _INFO.items()
 }
+#: card -> (kind, colour index or POINT_PILE, value or -1, its discard, its play, its wish value)
+_CARD_DATA = {
+    card: (kind, ci, value, _S_DISCARD[card], _S_PLAY[card], _WISH_VALUE[card])
+    for card, (kind, ci, value) in _INFO.items()
+}
 #: a point card's lays, sorted, by the rows it may go onto (bit ``ri`` set: colour row ``ri``)
 _POINT_OPTIONS = {
     card: tuple(
@@ -240,25 +245,29 @@ class CardGame(DealtGame):
         before a digit), then the sorted ``wish`` actions."""
         phase = self.phase
         if phase == PLAY_PHASE:
-            hand = self.hands[self.current]
-            cards = sorted(set(hand))
-            out = [_S_DISCARD[card] for card in cards]
             p = self.current
+            hand = self.hands[p]
+            cards = sorted(set(hand))
+            out: list[str] = []  # every discard, then the lays, then the wishes
+            lays: list[str] = []
             rows, last, dirs, closed = self.rows[p], self.last[p], self.dirs[p], self.closed[p]
+            free = self.free  # free[0] is False: 0 stands for a card no wish can take
+            by_value: dict[int, list[str]] = {}
             for card in cards:
-                kind, ci, value = _INFO[card]
+                kind, ci, value, discard, play, wish_value = _CARD_DATA[card]
+                out.append(discard)
                 if kind == NUMBER:
                     if not rows[ci]:
-                        out.append(_S_PLAY[card])
+                        lays.append(play)
                     elif not closed[ci]:
                         d = dirs[ci]
                         if not d or (value >= last[ci] if d == ASCENDING else value <= last[ci]):
-                            out.append(_S_PLAY[card])
+                            lays.append(play)
                 elif kind == CLOSING:
                     if (closed[ci] < 2) if rows[ci] else self.closing_open:
-                        out.append(_S_PLAY[card])
+                        lays.append(play)
                 elif value in last:  # -1 for no row and for a row ended by a closing card
-                    out += _POINT_OPTIONS[card][
+                    lays += _POINT_OPTIONS[card][
                         (last[0] == value)
                         | (last[1] == value) << 1
                         | (last[2] == value) << 2
@@ -266,17 +275,14 @@ class CardGame(DealtGame):
                         | (last[4] == value) << 4
                     ]
                 else:
-                    out.append(_S_PLAY[card])
-            free = self.free  # free[0] is False: 0 stands for a card no wish can take
-            by_value: dict[int, list[str]] = {}
-            for card in cards:
-                value = _WISH_VALUE[card]
-                if free[value]:
-                    same = by_value.get(value)
+                    lays.append(play)
+                if free[wish_value]:
+                    same = by_value.get(wish_value)
                     if same is None:
-                        by_value[value] = [card]
+                        by_value[wish_value] = [card]
                     else:
                         same.append(card)
+            out += lays
             if by_value:
                 twice = len(hand) != len(cards)  # some card held twice: ``wish A A`` may be
                 wishes: list[str] = []
