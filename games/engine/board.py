@@ -219,7 +219,11 @@ class BoardGame(DealtGame):
             cols, last, dirs, pos = self.col_cards[p], self.last[p], self.dirs[p], self.pos[p]
             free = (2 if self.big[p] == NOBODY else 0) | (self.smalls_out[p] < SMALL_FIGURES)
             movable = -1
-            for card in sorted(set(self.hands[p])):
+            previous = None
+            for card in sorted(self.hands[p]):  # cheaper than sorted(set(...)) for a hand
+                if card == previous:
+                    continue
+                previous = card
                 ci, value, discard, play = _CARD_DATA[card]
                 out.append(discard)
                 if not cols[ci]:

@@ -247,13 +247,18 @@ class CardGame(DealtGame):
         if phase == PLAY_PHASE:
             p = self.current
             hand = self.hands[p]
-            cards = sorted(set(hand))
             out: list[str] = []  # every discard, then the lays, then the wishes
             lays: list[str] = []
             rows, last, dirs, closed = self.rows[p], self.last[p], self.dirs[p], self.closed[p]
             free = self.free  # free[0] is False: 0 stands for a card no wish can take
             by_value: dict[int, list[str]] = {}
-            for card in cards:
+            previous = None
+            twice = False  # some card held twice: ``wish A A`` may be legal
+            for card in sorted(hand):  # cheaper than sorted(set(...)) for a hand
+                if card == previous:
+                    twice = True
+                    continue
+                previous = card
                 kind, ci, value, discard, play, wish_value = _CARD_DATA[card]
                 out.append(discard)
                 if kind == NUMBER:
@@ -284,7 +289,6 @@ class CardGame(DealtGame):
                         same.append(card)
             out += lays
             if by_value:
-                twice = len(hand) != len(cards)  # some card held twice: ``wish A A`` may be
                 wishes: list[str] = []
                 for same in by_value.values():
                     if twice:
