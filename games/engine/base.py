@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from abc import ABC, abstractmethod
 from collections import Counter
+from itertools import chain
 from typing import Any, ClassVar, Self
 
 from .errors import IllegalAction, RecordError
@@ -67,7 +68,7 @@ class Game(ABC):
         """The explicit setup that the project's own shuffle makes from ``seed``."""
         rng = random.Random(seed)
         cards = list(cls.ALL_CARDS)
-        rng.shuffle(cards)
+        shuffle(rng, cards)
         removed_n = cls.REMOVED_WITH_TWO if n_players == 2 else 0
         removed, rest = cards[:removed_n], cards[removed_n:]
         hands = [rest[i * cls.HAND_SIZE : (i + 1) * cls.HAND_SIZE] for i in range(n_players)]
@@ -100,6 +101,11 @@ class Game(ABC):
             raise RecordError(
                 f"a {n_players}-player game has {want_removed} removed cards, not {len(removed)}"
             )
+        try:
+            if sorted(chain(*hands, deck, removed)) == cls._sorted_cards():
+                return  # the common case: every card once, all strings
+        except TypeError:
+            pass  # not all strings: said below
         named = [card for hand in hands for card in hand] + deck + removed
         if not all(isinstance(card, str) for card in named):
             raise RecordError("cards are written as strings such as 'r7'")
@@ -113,6 +119,15 @@ class Game(ABC):
                 raise RecordError(
                     f"{card} appears {seen[card]} times; the game has it {count} times"
                 )
+
+    @classmethod
+    def _sorted_cards(cls) -> list[str]:
+        """``ALL_CARDS`` sorted, computed once per class: the whole-deck check of a setup."""
+        cached = cls.__dict__.get("_SORTED_CARDS")
+        if cached is None:
+            cached = sorted(cls.ALL_CARDS)
+            cls._SORTED_CARDS = cached  # type: ignore[attr-defined]
+        return cached
 
     @classmethod
     @abstractmethod
@@ -237,7 +252,7 @@ class DealtGame(Game):
     removed: list[str]
     piles: list[list[str]]
     end_reason: str | None
-    _legal: list[str] | None
+    _legal: tuple[str, ...] | list[str] | None
 
     @classmethod
     def _dealt(cls, n_players: int, setup: dict[str, Any], options: dict[str, bool]) -> Self:
@@ -305,6 +320,23 @@ def _clone(value: Any) -> Any:
     if kind is dict:
         return {k: _clone(x) if type(x) in (list, dict) else x for k, x in value.items()}
     return value
+
+
+_BIT_LENGTHS = [n.bit_length() for n in range(256)]
+
+
+def shuffle(rng: random.Random, items: list[Any]) -> None:
+    """``rng.shuffle(items)`` step for step (the same result for the same generator state),
+    without its per-card method calls: the deal of a seed must never change."""
+    getrandbits = rng.getrandbits
+    bits = _BIT_LENGTHS if len(items) < len(_BIT_LENGTHS) else None
+    for i in range(len(items) - 1, 0, -1):
+        n = i + 1
+        k = bits[n] if bits is not None else n.bit_length()
+        j = getrandbits(k)
+        while j >= n:
+            j = getrandbits(k)
+        items[i], items[j] = items[j], items[i]
 
 
 def check_player_count(n_players: int) -> None:

@@ -10,7 +10,7 @@ import random
 from collections import Counter
 from typing import Any, ClassVar, Self
 
-from .base import DealtGame
+from .base import DealtGame, shuffle
 from .board_layouts import (
     DEFAULT_LAYOUT,
     END_STONE,
@@ -76,6 +76,27 @@ _S_NONE = {card: f"play {card} >-" for card in _CARDS}
 _S_REDIRECT = {card: tuple(f"play {card} >{t}" for t in COLOURS) for card in _CARDS}
 _S_CLOVER = tuple(f"clover {c}" for c in COLOURS)
 _S_DRAW = tuple(f"draw {c}" for c in COLOURS)
+#: the draw phase's legal list for each set of drawable piles (bit ``ci`` set: pile ``ci``)
+_DRAW_LEGAL = tuple(
+    tuple(sorted(["draw deck", *(_S_DRAW[ci] for ci in range(5) if mask >> ci & 1)]))
+    for mask in range(32)
+)
+_TILE_POSITIONS = tile_positions(DEFAULT_LAYOUT)
+#: a card's lays, sorted: starting a path (index: 2 if the big figure is free, + 1 if a small
+#: one is), the figure at its end (index: the movable figures' bits), or a plain step
+_START_OPTIONS = {
+    card: ((), (_S_SMALL[card],), (_S_BIG[card],), (_S_BIG[card], _S_SMALL[card]))
+    for card in _CARDS
+}
+_END_OPTIONS = {
+    card: tuple(
+        tuple(sorted([_S_NONE[card], *(_S_REDIRECT[card][t] for t in range(5) if mask >> t & 1)]))
+        for mask in range(32)
+    )
+    for card in _CARDS
+}
+#: card -> (colour index, value, its discard, its plain play): one look-up per card in a hand
+_CARD_DATA = {card: (ci, v, _S_DISCARD[card], _S_PLAY[card]) for card, (ci, v) in _CARD_CV.items()}
 
 
 def wish_score(stones: int) -> int:
@@ -124,9 +145,9 @@ class BoardGame(DealtGame):
     @classmethod
     def deal_extra(cls, rng: random.Random) -> dict[str, Any]:
         tiles = list(TILES)
-        rng.shuffle(tiles)
+        shuffle(rng, tiles)
         board: dict[str, dict[str, str]] = {c: {} for c in COLOURS}
-        for (colour, stone), tile in zip(tile_positions(DEFAULT_LAYOUT), tiles, strict=True):
+        for (colour, stone), tile in zip(_TILE_POSITIONS, tiles, strict=True):
             board[colour][str(stone)] = tile
         return {"tiles": board}
 
@@ -147,93 +168,160 @@ class BoardGame(DealtGame):
         game.discarded = NOBODY
         return game
 
+    def copy(self) -> Self:
+        """An independent copy: every list of the state copied, no generic deep copy."""
+        game = self.__class__.__new__(self.__class__)
+        game.n_players = self.n_players
+        game.options = dict(self.options)
+        game.no_redraw = self.no_redraw
+        game.hands = [hand[:] for hand in self.hands]
+        game.deck = self.deck[:]
+        game.deck_pos = self.deck_pos
+        game.removed = self.removed[:]
+        game.piles = [pile[:] for pile in self.piles]
+        game.phase = self.phase
+        game.current = self.current
+        game.end_reason = self.end_reason
+        game.actions = self.actions[:]
+        game.tiles = [path[:] for path in self.tiles]
+        game.col_cards = [[col[:] for col in cols] for cols in self.col_cards]
+        game.last = [row[:] for row in self.last]
+        game.dirs = [row[:] for row in self.dirs]
+        game.pos = [row[:] for row in self.pos]
+        game.big = self.big[:]
+        game.smalls_out = self.smalls_out[:]
+        game.wishes = self.wishes[:]
+        game.points = self.points[:]
+        game.goal = self.goal
+        game.discarded = self.discarded
+        game._legal = self._legal
+        return game
+
     # -- questions ------------------------------------------------------------------------------
     def movable(self, player: int) -> list[int]:
         """Colours of the player's figures that may step forward (on a path, not at its end)."""
         return [c for c, stone in enumerate(self.pos[player]) if 0 < stone < END_STONE]
 
     def legal(self) -> list[str]:
-        if self._legal is None:
-            self._legal = self._list_legal()
-        return list(self._legal)
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = self._list_legal()
+        return list(legal)
 
-    def _list_legal(self) -> list[str]:
+    def _list_legal(self) -> tuple[str, ...] | list[str]:
+        """Sorted as plain strings by construction: a hand's distinct cards in string order give
+        every ``discard`` (before any ``play``), then each card's sorted lays (a card that is a
+        prefix of another, b1 before b10, sorts first because a space sorts before a digit)."""
         phase, p = self.phase, self.current
-        if phase == FINISHED:
-            return []
-        out: list[str] = []
-        if phase == DRAW_PHASE:
-            out.append("draw deck")
-            skip = self.discarded if self.no_redraw else NOBODY
-            for ci, pile in enumerate(self.piles):
-                if pile and ci != skip:
-                    out.append(_S_DRAW[ci])
-        elif phase == CLOVER_PHASE:
-            out.extend(_S_CLOVER[c] for c in self.movable(p))
-            out.append("clover pass")
-        else:
-            last, dirs, pos, cols = self.last[p], self.dirs[p], self.pos[p], self.col_cards[p]
-            movable: list[int] | None = None
-            for card in set(self.hands[p]):
-                ci, value = _CARD_CV[card]
-                out.append(_S_DISCARD[card])
+        if phase == PLAY_PHASE:
+            out: list[str] = []  # every discard, then the lays
+            lays: list[str] = []
+            cols, last, dirs, pos = self.col_cards[p], self.last[p], self.dirs[p], self.pos[p]
+            free = (2 if self.big[p] == NOBODY else 0) | (self.smalls_out[p] < SMALL_FIGURES)
+            movable = -1
+            previous = None
+            for card in sorted(self.hands[p]):  # cheaper than sorted(set(...)) for a hand
+                if card == previous:
+                    continue
+                previous = card
+                ci, value, discard, play = _CARD_DATA[card]
+                out.append(discard)
                 if not cols[ci]:
-                    if self.big[p] == NOBODY:
-                        out.append(_S_BIG[card])
-                    if self.smalls_out[p] < SMALL_FIGURES:
-                        out.append(_S_SMALL[card])
+                    lays += _START_OPTIONS[card][free]
                     continue
                 d = dirs[ci]
-                if (d == ASCENDING and value < last[ci]) or (d == DESCENDING and value > last[ci]):
+                if d and (value < last[ci] if d == ASCENDING else value > last[ci]):
                     continue
                 if pos[ci] == END_STONE:
-                    if movable is None:
-                        movable = self.movable(p)
-                    redirects = _S_REDIRECT[card]
-                    out.extend(redirects[t] for t in movable)
-                    out.append(_S_NONE[card])
+                    if movable < 0:
+                        movable = 0
+                        for t, stone in enumerate(pos):
+                            if 0 < stone < END_STONE:
+                                movable |= 1 << t
+                    lays += _END_OPTIONS[card][movable]
                 else:
-                    out.append(_S_PLAY[card])
-        out.sort()
-        return out
+                    lays.append(play)
+            out += lays
+            return out
+        if phase == DRAW_PHASE:
+            p0, p1, p2, p3, p4 = self.piles
+            mask = (
+                (1 if p0 else 0) | (2 if p1 else 0) | (4 if p2 else 0) | (8 if p3 else 0)
+                | (16 if p4 else 0)
+            )  # fmt: skip
+            if self.no_redraw and self.discarded != NOBODY:
+                mask &= ~(1 << self.discarded)
+            return _DRAW_LEGAL[mask]
+        if phase == CLOVER_PHASE:
+            out = [_S_CLOVER[c] for c in self.movable(p)]
+            out.append("clover pass")
+            out.sort()
+            return out
+        return ()
 
     # -- actions --------------------------------------------------------------------------------
     def apply(self, action: str, player: int | None = None) -> None:
-        self.check_player(player)
-        parsed = ACTIONS.get(action) if isinstance(action, str) else None
-        if parsed is None:
-            raise _malformed(action)
-        kind, card, ci, value, extra = parsed
+        # The two commonest actions (a draw, a discard) are done here without further calls.
         phase = self.phase
-        if phase == PLAY_PHASE:
-            if kind == DISCARD:
-                self._discard(card, ci)
-            elif kind in (START, PLAY, REDIRECT):
-                self._play(kind, card, ci, value, extra)
-            else:
-                raise IllegalAction("must_play")
-        elif phase == CLOVER_PHASE:
-            if kind != CLOVER:
-                raise IllegalAction("must_clover")
-            self._clover(extra)
-        else:
+        if phase == FINISHED:
+            raise IllegalAction("game_over")
+        p = self.current
+        if player is not None and player != p:
+            raise IllegalAction("not_your_turn", to_move=p, player=player)
+        try:
+            parsed = ACTIONS[action]
+        except (KeyError, TypeError):
+            raise _malformed(action) from None
+        kind = parsed[0]
+        if phase == DRAW_PHASE:
             if kind != DRAW:
                 raise IllegalAction("must_draw")
-            self._draw(extra)
+            source = parsed[4]
+            deck = self.deck
+            if source == NOBODY:
+                pos = self.deck_pos
+                if pos >= len(deck):
+                    raise IllegalAction("deck_empty")
+                card = deck[pos]
+                self.deck_pos = pos = pos + 1
+            else:
+                pile = self.piles[source]
+                if not pile:
+                    raise IllegalAction("pile_empty", colour=COLOUR_NAMES[COLOURS[source]])
+                if self.no_redraw and source == self.discarded:
+                    raise IllegalAction("pile_own_discard", card=pile[-1])
+                card = pile.pop()
+                pos = self.deck_pos
+            self.hands[p].append(card)
+            if pos >= len(deck):
+                self.phase = FINISHED
+                self.end_reason = "deck"
+            else:
+                p += 1
+                self.current = 0 if p == self.n_players else p
+                self.phase = PLAY_PHASE
+                self.discarded = NOBODY
+        elif phase == PLAY_PHASE:
+            if kind == DISCARD:
+                card = parsed[1]
+                try:
+                    self.hands[p].remove(card)
+                except ValueError:
+                    raise IllegalAction("card_not_in_hand", card=card) from None
+                ci = parsed[2]
+                self.piles[ci].append(card)
+                self.discarded = ci
+                self.phase = DRAW_PHASE
+            elif kind <= REDIRECT:  # START, PLAY or REDIRECT
+                self._play(*parsed)
+            else:
+                raise IllegalAction("must_play")
+        else:
+            if kind != CLOVER:
+                raise IllegalAction("must_clover")
+            self._clover(parsed[4])
         self.actions.append(action)
         self._legal = None
-
-    def _take_from_hand(self, card: str) -> None:
-        try:
-            self.hands[self.current].remove(card)
-        except ValueError:
-            raise IllegalAction("card_not_in_hand", card=card) from None
-
-    def _discard(self, card: str, ci: int) -> None:
-        self._take_from_hand(card)
-        self.piles[ci].append(card)
-        self.discarded = ci
-        self.phase = DRAW_PHASE
 
     def _play(self, kind: int, card: str, ci: int, value: int, extra: Any) -> None:
         p = self.current
@@ -321,28 +409,6 @@ class BoardGame(DealtGame):
             raise IllegalAction("figure_cannot_move", colour=COLOUR_NAMES[COLOURS[target]])
         self._move(self.current, target)
 
-    def _draw(self, source: int) -> None:
-        if source == NOBODY:
-            if self.deck_pos >= len(self.deck):
-                raise IllegalAction("deck_empty")
-            card = self.deck[self.deck_pos]
-            self.deck_pos += 1
-        else:
-            pile = self.piles[source]
-            if not pile:
-                raise IllegalAction("pile_empty", colour=COLOUR_NAMES[COLOURS[source]])
-            if self.no_redraw and source == self.discarded:
-                raise IllegalAction("pile_own_discard", card=pile[-1])
-            card = pile.pop()
-        self.hands[self.current].append(card)
-        if self.deck_pos >= len(self.deck):
-            self.phase = FINISHED
-            self.end_reason = "deck"
-            return
-        self.current = (self.current + 1) % self.n_players
-        self.phase = PLAY_PHASE
-        self.discarded = NOBODY
-
     # -- scoring and views ----------------------------------------------------------------------
     def player_score(self, p: int) -> int:
         total = self.points[p] + wish_score(self.wishes[p])
@@ -417,8 +483,40 @@ class BoardGame(DealtGame):
         return state
 
 
+_STONE_KEYS = {str(stone): stone for stone in range(1, END_STONE + 1)}
+_SORTED_TILES = sorted(TILES)
+
+
 def _read_tiles(tiles: Any) -> list[list[Any]]:
     """The record's tiles as a per-colour list indexed by stone; RecordError if not valid."""
+    board = _read_valid_tiles(tiles)
+    return board if board is not None else _read_tiles_checked(tiles)
+
+
+def _read_valid_tiles(tiles: Any) -> list[list[Any]] | None:
+    """The common case at the cost of one sort: the five paths, stones 1..9 each with a tile
+    on its end stone, and the 25 tiles of the game; None for anything else."""
+    if type(tiles) is not dict or len(tiles) != len(COLOURS):
+        return None
+    board: list[list[Any]] = []
+    laid: list[Any] = []
+    try:
+        for colour in COLOURS:
+            stones = tiles[colour]
+            path = [None] * (END_STONE + 1)
+            for stone_key, tile in stones.items():
+                path[_STONE_KEYS[stone_key]] = tile
+            if path[END_STONE] is None:
+                return None
+            board.append(path)
+            laid += stones.values()
+        return board if sorted(laid) == _SORTED_TILES else None
+    except (KeyError, AttributeError, TypeError):
+        return None
+
+
+def _read_tiles_checked(tiles: Any) -> list[list[Any]]:
+    """``_read_tiles`` for a setup that is not plainly valid: which rule it breaks."""
     if not isinstance(tiles, dict) or sorted(tiles) != sorted(COLOURS):
         raise RecordError("tiles must name the five paths g, y, r, p, b")
     board: list[list[Any]] = [[None] * (END_STONE + 1) for _ in COLOURS]

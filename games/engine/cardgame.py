@@ -17,6 +17,7 @@ from typing import Any, ClassVar, Self
 
 from .base import DealtGame
 from .cards import (
+    ASCENDING,
     CARDS,
     CLOSING,
     COLOUR_INDEX,
@@ -115,6 +116,33 @@ _S_PLAY_ON = {
 }
 _S_WISH = {(t[1], t[2]): text for text, t in ACTIONS.items() if t[0] == WISH}
 _S_DRAW = tuple(f"draw {key}" for key in PILE_KEYS)
+#: the draw phase's legal list for each set of drawable piles (bit ``pi`` set: pile ``pi``)
+_DRAW_LEGAL = tuple(
+    tuple(sorted(["draw deck", *(_S_DRAW[pi] for pi in range(6) if mask >> pi & 1)]))
+    for mask in range(64)
+)
+#: ``wish A B`` in its canonical spelling for (A, B) in either order
+_S_WISH_EITHER = {**{(b, a): text for (a, b), text in _S_WISH.items()}, **_S_WISH}
+#: the value a card gives to a wish (1..9), or 0 for a card that cannot be wished with
+_WISH_VALUE = {
+    card: value if kind != CLOSING and value in WISH_VALUES else 0
+    for card, (kind, _, value) in _INFO.items()
+}
+#: card -> (kind, colour index or POINT_PILE, value or -1, its discard, its play, its wish value)
+_CARD_DATA = {
+    card: (kind, ci, value, _S_DISCARD[card], _S_PLAY[card], _WISH_VALUE[card])
+    for card, (kind, ci, value) in _INFO.items()
+}
+#: a point card's lays, sorted, by the rows it may go onto (bit ``ri`` set: colour row ``ri``)
+_POINT_OPTIONS = {
+    card: tuple(
+        tuple(sorted([_S_PLAY[card], *(on[ri] for ri in range(5) if mask >> ri & 1)]))
+        for mask in range(32)
+    )
+    for card, on in _S_PLAY_ON.items()
+}
+
+
 _CARD_LIKE = re.compile(r"[gyrpbPW](\d+|x)")
 _ROW_ORDER_ERRORS = {"column_ascending": "row_ascending", "column_descending": "row_descending"}
 
@@ -146,9 +174,9 @@ class CardGame(DealtGame):
     )
 
     __slots__ = (
-        "_legal", "actions", "blocked", "closed", "closed_rows", "closing_open", "current",
-        "deck", "deck_pos", "dirs", "draws_left", "end_laid", "end_left", "end_reason", "ender",
-        "free", "hands", "last", "n_players", "options", "phase", "piles", "point_rows",
+        "_legal", "actions", "blocked", "closed", "closed_rows", "closing_open",
+        "current", "deck", "deck_pos", "dirs", "draws_left", "end_laid", "end_left", "end_reason",
+        "ender", "free", "hands", "last", "n_players", "options", "phase", "piles", "point_rows",
         "removed", "rows", "stones",
     )  # fmt: skip
 
@@ -172,34 +200,121 @@ class CardGame(DealtGame):
         game.ender = None
         return game
 
+    def copy(self) -> Self:
+        """An independent copy: every list of the state copied, no generic deep copy."""
+        game = self.__class__.__new__(self.__class__)
+        game.n_players = self.n_players
+        game.options = dict(self.options)
+        game.closing_open = self.closing_open
+        game.hands = [hand[:] for hand in self.hands]
+        game.deck = self.deck[:]
+        game.deck_pos = self.deck_pos
+        game.removed = self.removed[:]
+        game.piles = [pile[:] for pile in self.piles]
+        game.phase = self.phase
+        game.current = self.current
+        game.end_reason = self.end_reason
+        game.actions = self.actions[:]
+        game.rows = [[row[:] for row in rows] for rows in self.rows]
+        game.last = [row[:] for row in self.last]
+        game.dirs = [row[:] for row in self.dirs]
+        game.closed = [row[:] for row in self.closed]
+        game.point_rows = [row[:] for row in self.point_rows]
+        game.free = self.free[:]
+        game.stones = [row[:] for row in self.stones]
+        game.closed_rows = self.closed_rows
+        game.draws_left = self.draws_left
+        game.blocked = self.blocked
+        game.end_laid = self.end_laid
+        game.end_left = self.end_left
+        game.ender = self.ender
+        game._legal = self._legal
+        return game
+
     # -- questions ------------------------------------------------------------------------------
     def legal(self) -> list[str]:
-        if self._legal is None:
-            self._legal = self._list_legal()
-        return list(self._legal)
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = self._list_legal()
+        return list(legal)
 
-    def _list_legal(self) -> list[str]:
+    def _list_legal(self) -> tuple[str, ...] | list[str]:
+        """Sorted as plain strings by construction in the play phase: every ``discard``, then
+        every ``play`` (a hand's distinct cards in string order, each with its sorted lays; a
+        card that is a prefix of another, P1 before P10, sorts first because a space sorts
+        before a digit), then the sorted ``wish`` actions."""
         phase = self.phase
-        out: list[str] = []
-        if phase == FINISHED:
+        if phase == PLAY_PHASE:
+            p = self.current
+            hand = self.hands[p]
+            out: list[str] = []  # every discard, then the lays, then the wishes
+            lays: list[str] = []
+            rows, last, dirs, closed = self.rows[p], self.last[p], self.dirs[p], self.closed[p]
+            free = self.free  # free[0] is False: 0 stands for a card no wish can take
+            by_value: dict[int, list[str]] = {}
+            previous = None
+            twice = False  # some card held twice: ``wish A A`` may be legal
+            for card in sorted(hand):  # cheaper than sorted(set(...)) for a hand
+                if card == previous:
+                    twice = True
+                    continue
+                previous = card
+                kind, ci, value, discard, play, wish_value = _CARD_DATA[card]
+                out.append(discard)
+                if kind == NUMBER:
+                    if not rows[ci]:
+                        lays.append(play)
+                    elif not closed[ci]:
+                        d = dirs[ci]
+                        if not d or (value >= last[ci] if d == ASCENDING else value <= last[ci]):
+                            lays.append(play)
+                elif kind == CLOSING:
+                    if (closed[ci] < 2) if rows[ci] else self.closing_open:
+                        lays.append(play)
+                elif value in last:  # -1 for no row and for a row ended by a closing card
+                    lays += _POINT_OPTIONS[card][
+                        (last[0] == value)
+                        | (last[1] == value) << 1
+                        | (last[2] == value) << 2
+                        | (last[3] == value) << 3
+                        | (last[4] == value) << 4
+                    ]
+                else:
+                    lays.append(play)
+                if free[wish_value]:
+                    same = by_value.get(wish_value)
+                    if same is None:
+                        by_value[wish_value] = [card]
+                    else:
+                        same.append(card)
+            out += lays
+            if by_value:
+                wishes: list[str] = []
+                for same in by_value.values():
+                    if twice:
+                        wishes += [_S_WISH_EITHER[a, a] for a in same if hand.count(a) > 1]
+                    if len(same) > 1:
+                        for i, a in enumerate(same):
+                            for b in same[i + 1 :]:
+                                wishes.append(_S_WISH_EITHER[a, b])
+                if wishes:
+                    wishes.sort()
+                    out += wishes
             return out
         if phase == DRAW_PHASE:
-            out.append("draw deck")
-            blocked = self.blocked
-            for pi, pile in enumerate(self.piles):
-                if pile and not blocked >> pi & 1:
-                    out.append(_S_DRAW[pi])
-        elif phase == END_PHASE:
+            p0, p1, p2, p3, p4, p5 = self.piles
+            mask = (
+                (1 if p0 else 0) | (2 if p1 else 0) | (4 if p2 else 0) | (8 if p3 else 0)
+                | (16 if p4 else 0) | (32 if p5 else 0)
+            )  # fmt: skip
+            return _DRAW_LEGAL[mask & ~self.blocked]
+        if phase == END_PHASE:
+            out = []
             self._lays(self.current, True, out)
             out.append("done")
-        else:
-            self._lays(self.current, False, out)
-            hand = self.hands[self.current]
-            distinct = set(hand)
-            out.extend(_S_DISCARD[card] for card in distinct)
-            self._wishes(hand, distinct, out)
-        out.sort()
-        return out
+            out.sort()
+            return out
+        return ()
 
     def _lays(self, p: int, end: bool, out: list[str]) -> None:
         """Append every legal lay of player ``p`` (``end``: only onto existing rows)."""
@@ -221,21 +336,6 @@ class CardGame(DealtGame):
                     on = _S_PLAY_ON[card]
                     out.extend(on[ri] for ri in range(5) if last[ri] == value)
 
-    def _wishes(self, hand: list[str], distinct: set[str], out: list[str]) -> None:
-        """Append every ``wish A B`` the hand allows for a wishing stone still in the row."""
-        free = self.free
-        by_value: dict[int, list[str]] = {}
-        for card in distinct:
-            kind, _, value = _INFO[card]
-            if kind != CLOSING and free[value]:
-                by_value.setdefault(value, []).append(card)
-        for cards in by_value.values():
-            for i, a in enumerate(cards):
-                if hand.count(a) > 1:
-                    out.append(_S_WISH[a, a])
-                for b in cards[i + 1 :]:
-                    out.append(_S_WISH[a, b] if (a, b) in _S_WISH else _S_WISH[b, a])
-
     def can_lay(self, p: int) -> bool:
         """Whether player ``p`` holds a card they may lay in the end phase."""
         out: list[str] = []
@@ -244,19 +344,64 @@ class CardGame(DealtGame):
 
     # -- actions --------------------------------------------------------------------------------
     def apply(self, action: str, player: int | None = None) -> None:
-        self.check_player(player)
-        parsed = ACTIONS.get(action) if isinstance(action, str) else None
-        if parsed is None:
-            parsed = _parse_other(action)
-        kind, card, card2, target, canonical = parsed
+        # The commonest actions (a draw, a discard) are done here without further calls.
         phase = self.phase
-        if phase == PLAY_PHASE:
+        if phase == FINISHED:
+            raise IllegalAction("game_over")
+        p = self.current
+        if player is not None and player != p:
+            raise IllegalAction("not_your_turn", to_move=p, player=player)
+        try:
+            parsed = ACTIONS[action]
+        except (KeyError, TypeError):
+            parsed = _parse_other(action)
+        kind = parsed[0]
+        if phase == DRAW_PHASE:
+            if kind != DRAW:
+                if self.draws_left > 1:
+                    raise IllegalAction("must_draw_n", count=self.draws_left)
+                raise IllegalAction("must_draw")
+            source = parsed[3]
+            deck = self.deck
+            if source == DECK:
+                pos = self.deck_pos
+                card = deck[pos]  # the deck is never empty while a draw is owed
+                self.deck_pos = pos = pos + 1
+            else:
+                pile = self.piles[source]
+                if not pile:
+                    raise IllegalAction("pile_empty", colour=pile_name(source))
+                if self.blocked >> source & 1:
+                    raise IllegalAction("pile_own_discard", card=pile[-1])
+                card = pile.pop()
+                pos = self.deck_pos
+            self.hands[p].append(card)
+            if pos >= len(deck):
+                self._start_end("deck")  # a second draw owed after a wish is skipped
+            else:
+                left = self.draws_left - 1
+                self.draws_left = left
+                if not left:
+                    p += 1
+                    self.current = 0 if p == self.n_players else p
+                    self.phase = PLAY_PHASE
+                    self.blocked = 0
+        elif phase == PLAY_PHASE:
             if kind == DISCARD:
-                self._discard(card, target)
+                card = parsed[1]
+                try:
+                    self.hands[p].remove(card)
+                except ValueError:
+                    raise IllegalAction("card_not_in_hand", card=card) from None
+                pile = parsed[3]
+                self.piles[pile].append(card)
+                self.blocked = 1 << pile
+                self.phase = DRAW_PHASE
+                self.draws_left = 1
             elif kind == WISH:
-                self._wish(card, card2)
-            elif kind in (LAY, LAY_ON):
-                self._lay(card, target, False)
+                self._wish(parsed[1], parsed[2])
+            elif kind <= LAY_ON:  # LAY or LAY_ON
+                self._lay(parsed[1], parsed[3], False)
                 if self.closed_rows >= CLOSED_ROWS_TO_END:
                     self._start_end("closing")
                 else:
@@ -266,17 +411,11 @@ class CardGame(DealtGame):
                 raise IllegalAction("must_play")
             else:
                 raise IllegalAction("no_end_phase")
-        elif phase == DRAW_PHASE:
-            if kind != DRAW:
-                if self.draws_left > 1:
-                    raise IllegalAction("must_draw_n", count=self.draws_left)
-                raise IllegalAction("must_draw")
-            self._draw(target)
         else:
-            if kind in (LAY, LAY_ON):
-                self._lay(card, target, True)
+            if kind <= LAY_ON:  # LAY or LAY_ON
+                self._lay(parsed[1], parsed[3], True)
                 self.end_laid += 1
-                if self.end_laid >= END_PHASE_LAYS or not self.can_lay(self.current):
+                if self.end_laid >= END_PHASE_LAYS or not self.can_lay(p):
                     self._end_advance()
             elif kind == DONE:
                 self._end_advance()
@@ -286,18 +425,8 @@ class CardGame(DealtGame):
                 raise IllegalAction("end_phase_no_wish")
             else:
                 raise IllegalAction("must_lay_or_done")
-        self.actions.append(canonical)
+        self.actions.append(parsed[4])
         self._legal = None
-
-    def _discard(self, card: str, pile: int) -> None:
-        hand = self.hands[self.current]
-        if card not in hand:
-            raise IllegalAction("card_not_in_hand", card=card)
-        hand.remove(card)
-        self.piles[pile].append(card)
-        self.blocked = 1 << pile
-        self.phase = DRAW_PHASE
-        self.draws_left = 1
 
     def _wish(self, a: str, b: str) -> None:
         hand = self.hands[self.current]
@@ -374,27 +503,6 @@ class CardGame(DealtGame):
         hand.remove(card)
         row.append(card)
         self.last[p][target] = value
-
-    def _draw(self, source: int) -> None:
-        if source == DECK:
-            card = self.deck[self.deck_pos]  # the deck is never empty while a draw is owed
-            self.deck_pos += 1
-        else:
-            pile = self.piles[source]
-            if not pile:
-                raise IllegalAction("pile_empty", colour=pile_name(source))
-            if self.blocked >> source & 1:
-                raise IllegalAction("pile_own_discard", card=pile[-1])
-            card = pile.pop()
-        self.hands[self.current].append(card)
-        if self.deck_pos >= len(self.deck):
-            self._start_end("deck")  # a second draw owed after a wish is skipped
-            return
-        self.draws_left -= 1
-        if not self.draws_left:
-            self.current = (self.current + 1) % self.n_players
-            self.phase = PLAY_PHASE
-            self.blocked = 0
 
     def _start_end(self, reason: str) -> None:
         """The current player ended the game: the last lays start with the next player."""

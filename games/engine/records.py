@@ -101,12 +101,13 @@ def start_game(record: Record) -> Game:
 def replay(record: Record) -> Game:
     """The game after all the record's actions; ReplayError names the first one that fails."""
     game = start_game(record)
-    apply = game.apply
-    for index, action in enumerate(record.actions):
-        try:
+    apply, actions = game.apply, record.actions
+    try:
+        for action in actions:
             apply(action)
-        except IllegalAction as exc:
-            raise ReplayError(index, action, exc) from None
+    except IllegalAction as exc:
+        index = len(game.actions)  # every applied action is recorded: the failing one is next
+        raise ReplayError(index, actions[index], exc) from None
     return game
 
 
