@@ -24,6 +24,8 @@ from django.http import (
     StreamingHttpResponse,
 )
 
+from games import presence
+
 from .hub import Subscription, hub
 from .messages import GameChange, state_id
 from .selectors import ACTIVE, page_marks
@@ -38,7 +40,11 @@ def _event(event_id: str, data: dict[str, object]) -> str:
 async def _stream(
     sub: Subscription, marks: Marks, since: str, game_id: int | None
 ) -> AsyncIterator[str]:
+    # a player watching a game's page gets no turn message for it (notifications.quiet)
+    watching = sub.user_id is not None and game_id is not None
     try:
+        if watching:
+            await presence.amark(game_id, sub.user_id)  # type: ignore[arg-type]
         yield f"retry: {settings.LIVE_RETRY_MS}\n\n"
         current = state_id(marks.items())
         if since and since != current:
@@ -49,6 +55,8 @@ async def _stream(
                     sub.queue.get(), timeout=settings.LIVE_KEEPALIVE_SECONDS
                 )
             except TimeoutError:
+                if watching:
+                    await presence.amark(game_id, sub.user_id)  # type: ignore[arg-type]
                 yield ": keep-alive\n\n"
                 continue
             if change is None:
@@ -57,6 +65,11 @@ async def _stream(
             yield _event(state_id(marks.items()), change.public())
     finally:
         hub.unsubscribe(sub)
+        # another tab of the same player on this game keeps the mark (its keep-alives renew it)
+        if watching and not any(
+            other.user_id == sub.user_id for other in hub.by_game.get(game_id, ())  # type: ignore[arg-type]
+        ):
+            await presence.aunmark(game_id, sub.user_id)  # type: ignore[arg-type]
 
 
 def _update(marks: Marks, change: GameChange, game_id: int | None) -> None:
