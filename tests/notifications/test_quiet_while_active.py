@@ -5,8 +5,8 @@ Time is moved with time-machine, never slept."""
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
-from datetime import timezone as dt_timezone
+from datetime import UTC, datetime, timedelta
+
 from typing import Any
 
 import pytest
@@ -20,7 +20,7 @@ from tests.notifications.conftest import play_turn
 
 pytestmark = pytest.mark.django_db
 
-START = datetime(2026, 3, 2, 10, 0, tzinfo=dt_timezone.utc)
+START = datetime(2026, 3, 2, 10, 0, tzinfo=UTC)
 
 
 @pytest.fixture(autouse=True)
