@@ -6,7 +6,6 @@ Time is moved with time-machine, never slept."""
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
-
 from typing import Any
 
 import pytest
