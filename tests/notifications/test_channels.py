@@ -5,6 +5,8 @@ email's discipline (claim once, back-off, sweep, permanent failures given up at 
 from __future__ import annotations
 
 import contextlib
+import sys
+import types
 from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
@@ -172,3 +174,40 @@ def test_rows_of_several_channels_share_one_batch_each(table: Any, fake: FakeSen
     counts = outbox.deliver_due()
     assert counts == {"sent": 2, "skipped": 2}  # the emails: the game is not over
     assert fake.batches == 1 and len(fake.sent) == 2
+
+
+class FeedsWebhook(types.ModuleType):
+    """A stand-in for the feeds room's ``notifications.channels.webhook``: the two names the
+    outbox's hook (``channels/chat.py``) asks of it."""
+
+    def __init__(self) -> None:
+        super().__init__("notifications.channels.webhook")
+        self.posts: list[tuple[Any, dict[str, str]]] = []
+        self.destinations: dict[int, str] = {}
+
+    def destination_for(self, user: Any) -> str | None:
+        return self.destinations.get(user.pk)
+
+    def send_webhook(self, destination: Any, payload: dict[str, str]) -> None:
+        self.posts.append((destination, payload))
+
+
+def test_the_feeds_webhook_module_plugs_into_the_registry(
+    table: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    module = FeedsWebhook()
+    monkeypatch.setitem(sys.modules, "notifications.channels.webhook", module)
+    assert "webhook" in channels.registry()
+    t = table()
+    bela = t.users[1]
+    module.destinations[bela.pk] = "https://chat.example/hook/1"
+    choose(bela, "webhook", ChannelMode.EVERY_TURN)
+    play_turn(t)
+    outbox.deliver_due()
+
+    game = t.refresh()
+    [(destination, payload)] = module.posts
+    assert destination == "https://chat.example/hook/1"
+    assert str(game.pk) in payload["title"] and payload["url"].endswith(f"/games/{game.pk}/")
+    row = Notification.objects.get(user=bela, channel="webhook")
+    assert row.status == NotificationStatus.SENT
