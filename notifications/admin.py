@@ -16,9 +16,10 @@ from .models import Notification
 
 @admin.register(Notification)
 class NotificationAdmin(admin.ModelAdmin):
-    """The outbox of every channel: staff see the messages given up for good (status "failed") with their
-    last error, and queue them again once the cause is mended. Rows are never edited, added
-    or deleted here: a row's key is what keeps an email from being sent twice."""
+    """The outbox of every channel: staff see the messages given up for good (status
+    "failed") with their last error, and queue them again once the cause is mended. Rows are
+    never edited, added or deleted here: a row's key is what keeps a message from being sent
+    twice."""
 
     list_display = (
         "id", "kind", "channel", "user", "game", "status", "attempts", "created_at", "failed_at",
