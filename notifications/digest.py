@@ -1,7 +1,7 @@
 """The daily digest: one message a day listing every game waiting for the player.
 
 For players who chose it instead of a message every turn, on email (``User.email_mode``) or
-on another channel (``ChannelChoice``), each channel's digest a row of its own.
+on another channel (``User.channel_modes``), each channel's digest a row of its own.
 ``queue_digests`` runs often (every 15 minutes) and queues, per player and channel, at most
 one digest per local calendar day, once their own clock has reached their digest hour; the
 row's unique key makes a second run a no-op. The message itself is written when it is sent
@@ -19,7 +19,7 @@ from django.db.models import Exists, F, OuterRef, QuerySet
 from accounts.models import EmailMode, User
 from games.models import Game, GameStatus, Seat
 
-from .models import Channel, ChannelChoice, ChannelMode, Notification, NotificationKind
+from .models import Channel, ChannelMode, Notification, NotificationKind
 
 
 def _waiting_seats() -> QuerySet[Seat]:
@@ -66,12 +66,14 @@ def queue_digests(now: datetime) -> int:
     )
     for pk in email_readers.values_list("pk", flat=True):
         wanted.setdefault(pk, []).append(Channel.EMAIL)
-    others = [name for name in registry() if name != Channel.EMAIL]
-    choices = ChannelChoice.objects.filter(
-        channel__in=others, mode=ChannelMode.DAILY_DIGEST, user__is_active=True
-    ).filter(Exists(_waiting_seats().filter(user=OuterRef("user_id"))))
-    for user_id, channel in choices.values_list("user_id", "channel"):
-        wanted.setdefault(user_id, []).append(channel)
+    for channel in registry():
+        if channel == Channel.EMAIL:
+            continue
+        readers = User.objects.filter(
+            is_active=True, **{f"channel_modes__{channel}": ChannelMode.DAILY_DIGEST}
+        ).filter(waiting)
+        for pk in readers.values_list("pk", flat=True):
+            wanted.setdefault(pk, []).append(channel)
     readers = User.objects.filter(pk__in=list(wanted)).only("pk", "time_zone", "digest_hour")
     created = 0
     for user in readers:

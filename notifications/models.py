@@ -96,25 +96,6 @@ class Notification(models.Model):
         return f"{self.key} ({self.status})"
 
 
-class ChannelChoice(models.Model):
-    """A player's choice for a channel other than email (email's is ``User.email_mode``): no
-    row is "off"."""
-
-    user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="channel_choices"
-    )
-    channel = models.CharField(max_length=10, choices=Channel.choices)
-    mode = models.CharField(max_length=16, choices=ChannelMode.choices, default=ChannelMode.NONE)
-
-    class Meta:
-        constraints = [
-            models.UniqueConstraint(fields=["user", "channel"], name="channel_choice_unique"),
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.user_id} {self.channel}: {self.mode}"
-
-
 class PushSubscription(models.Model):
     """A browser or phone that allowed the site's notifications (the Push API's subscription):
     its push service's endpoint and the keys its messages are encrypted to (RFC 8291). One

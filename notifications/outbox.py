@@ -9,7 +9,8 @@ dead worker, a down broker or a refusing far end left queued. A row is claimed w
 conditional update, so two runners never send the same message. The rows of a batch are sent
 by channel, each channel's batch sharing what its sender shares (the email sender's SMTP
 session: ``channels.email.mail_session``). A turn row for a player who is at the game waits
-(``quiet``): due later, and held again at send time while they still are.
+(``quiet``): its runner finds them there after the commit and makes it due later, and
+holds it again at that time while they still are.
 
 Failures: an attempt that fails is retried with a back-off growing to an hour, for
 NOTIFICATION_RETRY_HOURS (48) from the first failed attempt; then the row is 'failed', listed
@@ -52,14 +53,7 @@ from games.models import Game, Seat
 
 from . import channels, quiet
 from .channels.email import mail_session  # noqa: F401  (the outbox's name for it, kept)
-from .models import (
-    Channel,
-    ChannelChoice,
-    ChannelMode,
-    Notification,
-    NotificationKind,
-    NotificationStatus,
-)
+from .models import Channel, ChannelMode, Notification, NotificationKind, NotificationStatus
 
 log = logging.getLogger(__name__)
 
@@ -78,22 +72,17 @@ def channel_key(key: str, channel: str) -> str:
     return key if channel == Channel.EMAIL else f"{channel}:{key}"
 
 
-def channels_for(user_id: int, kind: str) -> list[str]:
+def channels_for(user: User, kind: str) -> list[str]:
     """The channels a ``kind`` message goes out on for the player: email always (its setting,
     ``User.email_mode``, is read when it is sent, as it always was), each other channel of the
-    registry when the player's choice for it carries that kind. As for email, a digest reader
-    still hears of reminders, timeouts and the end of their games; a turn only every turn."""
+    registry when the player's choice for it (``User.channel_modes``) carries that kind. As
+    for email, a digest reader still hears of reminders, timeouts and the end of their games;
+    a turn only every turn. The choices are on the user row, which play reads with the seats:
+    no query in the move's transaction."""
     found = [Channel.EMAIL.value]
-    others = [name for name in channels.registry() if name != Channel.EMAIL]
-    if not others:
-        return found
-    modes = dict(
-        ChannelChoice.objects.filter(user_id=user_id, channel__in=others).values_list(
-            "channel", "mode"
-        )
-    )
-    for name in others:
-        mode = modes.get(name, ChannelMode.NONE)
+    modes = user.channel_modes or {}
+    for name in channels.registry():
+        mode = modes.get(name, ChannelMode.NONE) if name != Channel.EMAIL else ChannelMode.NONE
         if mode == ChannelMode.NONE:
             continue
         if kind == NotificationKind.TURN and mode != ChannelMode.EVERY_TURN:
@@ -102,27 +91,16 @@ def channels_for(user_id: int, kind: str) -> list[str]:
     return found
 
 
-def _queue(key: str, *, user_id: int, kind: str, **fields: object) -> None:
+def _queue(key: str, *, user: User, kind: str, **fields: object) -> None:
     """Create the row of each of the player's channels once; a second call with the same key
     changes nothing. One statement (INSERT ... ON CONFLICT DO NOTHING) instead of a savepoint
-    around an INSERT: this runs in every action's transaction. A turn the player is at is due
-    only once they have been away a while (``quiet``)."""
-    names = channels_for(user_id, kind)
-    if kind == NotificationKind.TURN:
-        now = timezone.now()
-        user = User.objects.only("pk", "always_notify").get(pk=user_id)
-        until = quiet.hold_until(
-            kind=kind, game_id=getattr(fields.get("game"), "pk", None),
-            seat=fields.get("seat"), user=user, now=now,  # type: ignore[arg-type]
-        )  # fmt: skip
-        if until is not None:
-            fields["next_attempt_at"] = until
+    around an INSERT: this runs in every action's transaction. Whether the player is at the
+    game (``quiet``) is not asked here but by the runner after the commit, which holds the
+    row then: the move's transaction reads nothing more for its messages."""
     Notification.objects.bulk_create(
         [
-            Notification(
-                key=channel_key(key, name), channel=name, user_id=user_id, kind=kind, **fields
-            )
-            for name in names
+            Notification(key=channel_key(key, name), channel=name, user=user, kind=kind, **fields)
+            for name in channels_for(user, kind)
         ],
         ignore_conflicts=True,
     )
@@ -135,7 +113,7 @@ def turn_began(game: Game, seat: Seat) -> None:
     _queue(
         f"turn:{game.pk}:{seat.index}:{game.turn_seq}",
         kind=NotificationKind.TURN,
-        user_id=seat.user_id,
+        user=seat.user,
         game=game,
         seat=seat.index,
         seq=game.turn_seq,
@@ -148,7 +126,7 @@ def reminder_due(game: Game, seat: Seat, label: str) -> None:
     _queue(
         f"reminder:{game.pk}:{seat.index}:{game.turn_seq}:{label}",
         kind=NotificationKind.REMINDER,
-        user_id=seat.user_id,
+        user=seat.user,
         game=game,
         seat=seat.index,
         seq=game.turn_seq,
@@ -157,11 +135,11 @@ def reminder_due(game: Game, seat: Seat, label: str) -> None:
 
 def timed_out(game: Game, seat: Seat, seq: int) -> None:
     """Everyone at the table hears that ``seat`` timed out at ``seq``."""
-    for other in game.seats.exclude(user=None):
+    for other in game.seats.exclude(user=None).select_related("user"):
         _queue(
             f"timeout:{game.pk}:{seat.index}:{seq}:{other.index}",
             kind=NotificationKind.TIMEOUT,
-            user_id=other.user_id,
+            user=other.user,
             game=game,
             seat=seat.index,
             seq=seq,
@@ -169,11 +147,11 @@ def timed_out(game: Game, seat: Seat, seq: int) -> None:
 
 
 def game_finished(game: Game) -> None:
-    for seat in game.seats.exclude(user=None):
+    for seat in game.seats.exclude(user=None).select_related("user"):
         _queue(
             f"finished:{game.pk}:{seat.index}",
             kind=NotificationKind.FINISHED,
-            user_id=seat.user_id,
+            user=seat.user,
             game=game,
             seat=seat.index,
             seq=game.seq,

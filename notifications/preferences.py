@@ -17,7 +17,7 @@ from accounts.models import EmailMode, User
 
 from . import channels
 from .channels import push
-from .models import Channel, ChannelChoice, ChannelMode, PushSubscription
+from .models import Channel, ChannelMode, PushSubscription
 
 #: "send me a test" per player and channel, at most this often
 TEST_RATE = "5/h"
@@ -37,7 +37,7 @@ class ChannelRow:
 
 def channel_rows(user: User) -> list[ChannelRow]:
     """Every channel this site can send, with the player's choice, email first."""
-    modes = dict(ChannelChoice.objects.filter(user=user).values_list("channel", "mode"))
+    modes = user.channel_modes or {}
     rows = []
     for name in channels.registry():
         if name == Channel.EMAIL:
@@ -68,7 +68,12 @@ def set_channel_mode(user: User, channel: str, mode: str) -> None:
         user.email_mode = EmailMode(mode)
         user.save(update_fields=["email_mode"])
         return
-    ChannelChoice.objects.update_or_create(user=user, channel=channel, defaults={"mode": mode})
+    _save_mode(user, channel, mode)
+
+
+def _save_mode(user: User, channel: str, mode: str) -> None:
+    user.channel_modes = {**(user.channel_modes or {}), channel: mode}
+    user.save(update_fields=["channel_modes"])
 
 
 def set_always_notify(user: User, always: bool) -> None:
@@ -96,12 +101,8 @@ def push_subscribe(user: User, data: Any) -> PushSubscription:
         subscription, _created = PushSubscription.objects.update_or_create(
             endpoint=endpoint, defaults={"user": user, "p256dh": p256dh, "auth": auth}
         )
-        choice, _new = ChannelChoice.objects.get_or_create(
-            user=user, channel=Channel.PUSH, defaults={"mode": ChannelMode.EVERY_TURN}
-        )
-        if choice.mode == ChannelMode.NONE:
-            choice.mode = ChannelMode.EVERY_TURN
-            choice.save(update_fields=["mode"])
+        if (user.channel_modes or {}).get(Channel.PUSH, ChannelMode.NONE) == ChannelMode.NONE:
+            _save_mode(user, Channel.PUSH, ChannelMode.EVERY_TURN)
     return subscription
 
 

@@ -7,12 +7,12 @@ from typing import Any
 from accounts.models import User
 from games.maintenance import iso
 
-from .models import ChannelChoice, Notification, PushSubscription
+from .models import Notification, PushSubscription
 
 
 def user_data(user: User) -> dict[str, Any]:
     """The messages queued for ``user`` (what, for which game, on which channel, and whether
-    they went out), their channel choices and the devices that receive their pushes."""
+    they went out), their channels' choices and the devices that receive their pushes."""
     rows = Notification.objects.filter(user=user).order_by("created_at", "pk")
     return {
         "notifications": [
@@ -26,9 +26,7 @@ def user_data(user: User) -> dict[str, Any]:
             }
             for n in rows
         ],
-        "channel_choices": {
-            c.channel: c.mode for c in ChannelChoice.objects.filter(user=user).order_by("channel")
-        },
+        "channel_modes": dict(sorted((user.channel_modes or {}).items())),
         "push_subscriptions": [
             {"endpoint": p.endpoint, "created_at": iso(p.created_at)}
             for p in PushSubscription.objects.filter(user=user).order_by("created_at", "pk")

@@ -18,7 +18,6 @@ from django.utils import timezone
 
 from notifications import channels, outbox
 from notifications.models import (
-    ChannelChoice,
     ChannelMode,
     Notification,
     NotificationKind,
@@ -69,7 +68,8 @@ def _not_quiet(settings: Any) -> None:
 
 
 def choose(user: Any, channel: str, mode: str) -> None:
-    ChannelChoice.objects.update_or_create(user=user, channel=channel, defaults={"mode": mode})
+    user.channel_modes = {**user.channel_modes, channel: mode}
+    user.save(update_fields=["channel_modes"])
 
 
 def test_a_turn_makes_a_row_per_channel_the_player_has_on(

@@ -26,7 +26,6 @@ from games.state import engine_state
 from notifications import outbox
 from notifications.channels import push
 from notifications.models import (
-    ChannelChoice,
     ChannelMode,
     Notification,
     NotificationKind,
@@ -118,7 +117,8 @@ def test_a_turn_reaches_the_device_encrypted_to_its_keys(table: Any, service: Pu
     anna, bela = t.users
     browser = Browser(f"{service.url}/push/bela-phone")
     assert subscribe(bela, browser.subscription).status_code == 201
-    assert ChannelChoice.objects.get(user=bela, channel="push").mode == ChannelMode.EVERY_TURN
+    bela.refresh_from_db()
+    assert bela.channel_modes == {"push": ChannelMode.EVERY_TURN}
 
     play_turn(t)  # Anna plays: Bela's turn
     outbox.deliver_due()
