@@ -111,9 +111,11 @@ def push_devices(user: User) -> list[PushSubscription]:
 
 
 def push_remove(user: User, subscription_id: int) -> None:
-    deleted, _ = PushSubscription.objects.filter(user=user, pk=subscription_id).delete()
-    if not deleted:
+    subscription = PushSubscription.objects.filter(user=user, pk=subscription_id).first()
+    if subscription is None:
         raise ValidationError(_("That device is not on your list."))
+    subscription.user = user  # the caller's object: it sees the push choice change
+    push.forget(subscription)
 
 
 def send_test(user: User, channel: str) -> None:

@@ -20,7 +20,7 @@ from django.utils.translation import ngettext
 
 from accounts.models import User
 from games import presenters, selectors
-from games.models import GameStatus
+from games.models import Game, GameStatus
 
 from .. import emails, links
 from ..digest import waiting_games
@@ -101,12 +101,12 @@ def _describe(notification: Notification, user: User, reads: selectors.GameReads
     return None
 
 
-def _last_move(game: object, seat: int | None) -> str:
-    """The others' latest move, in words ("Anna played red 5."); empty when none."""
-    history = selectors.game_history(game=game)  # type: ignore[arg-type]
-    for event in reversed(history.events):
+def _last_move(game: Game, seat: int | None) -> str:
+    """The others' latest move in the history's public words ("Anna played red 5."): a draw
+    from the deck names no card. Empty when there is none."""
+    for event in reversed(selectors.game_history(game=game).events):
         if event.seat != seat:
-            text = presenters.event_text(game.kind, event.action, event.seat_name, event.drawn)  # type: ignore[attr-defined]
+            text = presenters.event_text(game.kind, event.action, event.seat_name, event.drawn)
             return text if text.endswith(".") else f"{text}."
     return ""
 

@@ -113,6 +113,16 @@ def endpoint_allowed(endpoint: str) -> bool:
     return parts.scheme in schemes and bool(parts.hostname) and len(endpoint) <= 2000
 
 
+def forget(subscription: PushSubscription) -> None:
+    """Delete a subscription; with the player's last device gone, their push choice is off
+    (no row is queued for a channel with nowhere to go)."""
+    user = subscription.user
+    subscription.delete()
+    if not PushSubscription.objects.filter(user=user).exists() and user.channel_modes.get("push"):
+        user.channel_modes = {**user.channel_modes, "push": "none"}
+        user.save(update_fields=["channel_modes"])
+
+
 # -- sending -----------------------------------------------------------------------------------
 class _TemporaryFailure(Exception):
     pass
@@ -129,7 +139,7 @@ def push_to(subscription: PushSubscription, message: Message) -> None:
     """One message to one device; deletes a subscription the push service says is gone
     (PermanentFailure), raises _TemporaryFailure when it may work later."""
     if not endpoint_allowed(subscription.endpoint):
-        subscription.delete()
+        forget(subscription)
         raise PermanentFailure("push endpoint not allowed")
     info = {
         "endpoint": subscription.endpoint,
@@ -148,7 +158,7 @@ def push_to(subscription: PushSubscription, message: Message) -> None:
     except WebPushException as exc:
         status = exc.response.status_code if exc.response is not None else None
         if status in GONE:
-            subscription.delete()
+            forget(subscription)
             raise PermanentFailure(f"subscription gone ({status})") from exc
         if status is not None and 400 <= status < 500 and status != 429:
             raise PermanentFailure(f"push refused ({status})") from exc

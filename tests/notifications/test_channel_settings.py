@@ -14,7 +14,7 @@ from django.test import Client
 from django.utils import translation
 
 from accounts.models import EmailMode
-from notifications.models import ChannelMode
+from notifications.models import ChannelMode, PushSubscription
 from tests.notifications.test_push import Browser, PushService, service, subscribe
 
 pytestmark = pytest.mark.django_db
@@ -97,3 +97,17 @@ def test_always_notify_is_saved(player: Any) -> None:
     client.post("/settings/notify/always/", {})
     player.refresh_from_db()
     assert not player.always_notify
+
+
+def test_a_device_is_removed_only_by_its_player(
+    player: Any, make_user: Any, service: PushService
+) -> None:
+    subscribe(player, Browser(f"{service.url}/push/tablet").subscription)
+    [device] = PushSubscription.objects.filter(user=player)
+    other = logged_in(make_user())
+    other.post(f"/settings/push/{device.pk}/remove/")
+    assert PushSubscription.objects.filter(pk=device.pk).exists()
+    logged_in(player).post(f"/settings/push/{device.pk}/remove/")
+    assert not PushSubscription.objects.filter(pk=device.pk).exists()
+    player.refresh_from_db()
+    assert player.channel_modes == {"push": "none"}

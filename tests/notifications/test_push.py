@@ -159,6 +159,11 @@ def test_a_gone_subscription_is_removed(table: Any, service: PushService) -> Non
     assert not PushSubscription.objects.filter(user=bela).exists()
     row = Notification.objects.get(user=bela, channel="push")
     assert row.status == NotificationStatus.SKIPPED  # nowhere left to send it
+    bela.refresh_from_db()
+    assert bela.channel_modes == {"push": "none"}  # the last device gone: push is off
+    play_turn(t)
+    play_turn(t)  # Bela's next turn: no push row any more
+    assert Notification.objects.filter(user=bela, channel="push").count() == 1
 
 
 def test_a_push_service_that_fails_is_tried_again(table: Any, service: PushService) -> None:
