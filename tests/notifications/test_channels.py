@@ -211,3 +211,22 @@ def test_the_feeds_webhook_module_plugs_into_the_registry(
     assert str(game.pk) in payload["title"] and payload["url"].endswith(f"/games/{game.pk}/")
     row = Notification.objects.get(user=bela, channel="webhook")
     assert row.status == NotificationStatus.SENT
+
+
+def test_a_daily_digest_on_another_channel_is_a_row_of_its_own(
+    table: Any, fake: FakeSender
+) -> None:
+    from notifications import digest
+
+    t = table()
+    anna = t.users[0]  # to move
+    anna.digest_hour = 0
+    anna.save(update_fields=["digest_hour"])
+    choose(anna, "webhook", ChannelMode.DAILY_DIGEST)
+    now = timezone.now()
+    assert digest.queue_digests(now) == 1
+    assert digest.queue_digests(now) == 0  # once a day
+    row = Notification.objects.get(kind=NotificationKind.DIGEST)
+    assert (row.channel, row.key) == ("webhook", f"webhook:digest:{anna.pk}:{now.date()}")
+    outbox.deliver_due()
+    assert [r.pk for r in fake.sent] == [row.pk]
