@@ -86,6 +86,13 @@ class User(AbstractUser):
     email_mode = models.CharField(
         _("turn emails"), max_length=16, choices=EmailMode.choices, default=EmailMode.EVERY_TURN
     )
+    #: turn messages even while the player is at the game (notifications.quiet): off, a turn
+    #: the player is watching or just played waits until they have been away a while
+    always_notify = models.BooleanField(_("always notify me"), default=False)
+    #: the choice for each channel but email (whose choice is email_mode), by the channel's
+    #: name (notifications.models.Channel): {"push": "every_turn"}; a channel absent is off.
+    #: On the user row, which play reads with the seats: a move's outbox rows need no query.
+    channel_modes = models.JSONField(_("notification channels"), default=dict, blank=True)
     #: local hour (in the user's time zone) at which the daily digest goes out
     digest_hour = models.PositiveSmallIntegerField(_("digest hour"), default=7)
     #: when the player's latest vacation ends (None: never had one), kept by Vacation's save

@@ -362,6 +362,10 @@ NOTIFICATION_RETRY_HOURS: int = env.int("NOTIFICATION_RETRY_HOURS", default=48)
 # private network): for tests against a local receiver only; empty in production, where
 # notifications.channels.netguard refuses every non-public destination.
 NOTIFICATION_WEBHOOK_ALLOW: list[str] = env.list("NOTIFICATION_WEBHOOK_ALLOW", default=[])
+# Quiet while active (notifications/quiet.py): a player on the game's page, or who acted in it
+# this many minutes ago or less, gets its turn message only once this long has passed with the
+# turn still theirs (0: at once). Reminders are never held; "always notify me" opts out.
+NOTIFICATION_QUIET_MINUTES: int = env.int("NOTIFICATION_QUIET_MINUTES", default=10)
 
 # The public address of the site, for every link in every email (game and account emails
 # alike, whatever host a request named). Locally it is the port the site runs on: PORT, which
@@ -436,6 +440,22 @@ ADMINS: list[tuple[str, str]] = [
 ]
 SERVER_EMAIL: str = DEFAULT_FROM_EMAIL  # the sender of those emails
 EMAIL_SUBJECT_PREFIX = f"[{SITE_NAME}] "
+
+# Web Push (notifications/channels/push.py): the site's VAPID key, the same on every host, as
+# PEM or the raw key in base64url (e.g. `vapid --gen` of py-vapid, or openssl ecparam -name
+# prime256v1 -genkey | openssl pkcs8 -topk8 -nocrypt). Without it the embedded default and
+# DEBUG make one once and keep it in WEBPUSH_VAPID_KEY_FILE (under VAR_DIR, like the secret
+# key); elsewhere, with neither, push is off. WEBPUSH_SUBJECT is the contact push services
+# see (mailto: or https:), by default DEFAULT_FROM_EMAIL's address.
+WEBPUSH_VAPID_PRIVATE_KEY: str = env.str("WEBPUSH_VAPID_PRIVATE_KEY", default="")
+WEBPUSH_VAPID_KEY_FILE: str = env.str(
+    "WEBPUSH_VAPID_KEY_FILE",
+    default=str(VAR_DIR / "vapid_private_key.pem") if LOCAL_SERVE or DEBUG else "",
+)
+WEBPUSH_SUBJECT: str = env.str("WEBPUSH_SUBJECT", default="")
+WEBPUSH_TIMEOUT: float = env.float("WEBPUSH_TIMEOUT", default=10.0)
+# push services are https; only the tests' loopback push service is plain http
+WEBPUSH_ALLOW_HTTP: bool = env.bool("WEBPUSH_ALLOW_HTTP", default=False)
 
 # Play by email (notifications/inbound/): with INBOUND_EMAIL_DOMAIN set, every turn email and
 # reminder carries Reply-To: play+<signed turn token>@INBOUND_EMAIL_DOMAIN, and a reply to it

@@ -24,6 +24,8 @@ from django.http import (
     StreamingHttpResponse,
 )
 
+from games import presence
+
 from .hub import Subscription, hub
 from .messages import GameChange, state_id
 from .selectors import ACTIVE, page_marks
@@ -35,10 +37,38 @@ def _event(event_id: str, data: dict[str, object]) -> str:
     return f"event: change\nid: {event_id}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
 
 
+class _Presence:
+    """The stream's player is present at its game (``games.presence``: notifications hold
+    their turn messages meanwhile): marked at the start, renewed once a keep-alive period
+    whatever the stream carries, removed at the end unless another stream of theirs on this
+    process still shows the game."""
+
+    def __init__(self, user_id: int | None, game_id: int | None) -> None:
+        self.user_id, self.game_id = user_id, game_id
+        self.marked_at = float("-inf")
+
+    async def renew(self) -> None:
+        if self.user_id is None or self.game_id is None:
+            return
+        now = asyncio.get_running_loop().time()
+        if now - self.marked_at >= settings.LIVE_KEEPALIVE_SECONDS:
+            self.marked_at = now
+            await presence.amark(self.game_id, self.user_id)
+
+    async def end(self) -> None:
+        if self.user_id is None or self.game_id is None:
+            return
+        others = hub.by_game.get(self.game_id, set())
+        if not any(other.user_id == self.user_id for other in others):
+            await presence.aunmark(self.game_id, self.user_id)
+
+
 async def _stream(
     sub: Subscription, marks: Marks, since: str, game_id: int | None
 ) -> AsyncIterator[str]:
+    watching = _Presence(sub.user_id, game_id)
     try:
+        await watching.renew()
         yield f"retry: {settings.LIVE_RETRY_MS}\n\n"
         current = state_id(marks.items())
         if since and since != current:
@@ -49,14 +79,17 @@ async def _stream(
                     sub.queue.get(), timeout=settings.LIVE_KEEPALIVE_SECONDS
                 )
             except TimeoutError:
+                await watching.renew()
                 yield ": keep-alive\n\n"
                 continue
+            await watching.renew()
             if change is None:
                 return
             _update(marks, change, game_id)
             yield _event(state_id(marks.items()), change.public())
     finally:
         hub.unsubscribe(sub)
+        await watching.end()
 
 
 def _update(marks: Marks, change: GameChange, game_id: int | None) -> None:

@@ -16,14 +16,16 @@ from .models import Notification
 
 @admin.register(Notification)
 class NotificationAdmin(admin.ModelAdmin):
-    """The email outbox: staff see the emails given up for good (status "failed") with their
-    last error, and queue them again once the cause is mended. Rows are never edited, added
-    or deleted here: a row's key is what keeps an email from being sent twice."""
+    """The outbox of every channel: staff see the messages given up for good (status
+    "failed") with their last error, and queue them again once the cause is mended. Rows are
+    never edited, added or deleted here: a row's key is what keeps a message from being sent
+    twice."""
 
     list_display = (
-        "id", "kind", "user", "game", "status", "attempts", "created_at", "failed_at", "error",
+        "id", "kind", "channel", "user", "game", "status", "attempts", "created_at", "failed_at",
+        "error",
     )  # fmt: skip
-    list_filter = ("status", "kind", "failed_at")
+    list_filter = ("status", "channel", "kind", "failed_at")
     list_select_related = ("user", "game")
     search_fields = ("=game__id", "user__username", "user__email", "key")
     date_hierarchy = "created_at"

@@ -1,9 +1,11 @@
-"""The daily digest: one email a day listing every game waiting for the player.
+"""The daily digest: one message a day listing every game waiting for the player.
 
-For players who chose it instead of an email every turn. ``queue_digests`` runs often (every
-15 minutes) and queues, per player, at most one digest per local calendar day, once their own
-clock has reached their digest hour; the row's unique key makes a second run a no-op. The
-email itself is rendered when it is sent (``notifications.emails``), from the games still
+For players who chose it instead of a message every turn, on email (``User.email_mode``) or
+on another channel (``User.channel_modes``), each channel's digest a row of its own.
+``queue_digests`` runs often (every 15 minutes) and queues, per player and channel, at most
+one digest per local calendar day, once their own clock has reached their digest hour; the
+row's unique key makes a second run a no-op. The message itself is written when it is sent
+(``notifications.emails``, ``notifications.channels.messages``), from the games still
 waiting then.
 """
 
@@ -17,7 +19,7 @@ from django.db.models import Exists, F, OuterRef, QuerySet
 from accounts.models import EmailMode, User
 from games.models import Game, GameStatus, Seat
 
-from .models import Notification, NotificationKind
+from .models import Channel, ChannelMode, Notification, NotificationKind
 
 
 def _waiting_seats() -> QuerySet[Seat]:
@@ -52,21 +54,37 @@ def _local(now: datetime, time_zone: str) -> datetime:
 
 
 def queue_digests(now: datetime) -> int:
-    """Queue today's digest for each digest reader whose local time has reached their digest
-    hour and who has a game waiting; returns how many rows were created."""
-    readers = (
-        User.objects.filter(email_mode=EmailMode.DAILY_DIGEST, is_active=True)
-        .filter(Exists(_waiting_seats().filter(user=OuterRef("pk"))))
-        .only("pk", "time_zone", "digest_hour")
+    """Queue today's digest for each digest reader, on each channel they chose it for, whose
+    local time has reached their digest hour and who has a game waiting; returns how many rows
+    were created."""
+    from .channels import registry  # the registry imports the senders, which import this
+
+    waiting = Exists(_waiting_seats().filter(user=OuterRef("pk")))
+    wanted: dict[int, list[str]] = {}
+    email_readers = User.objects.filter(email_mode=EmailMode.DAILY_DIGEST, is_active=True).filter(
+        waiting
     )
+    for pk in email_readers.values_list("pk", flat=True):
+        wanted.setdefault(pk, []).append(Channel.EMAIL)
+    for channel in registry():
+        if channel == Channel.EMAIL:
+            continue
+        readers = User.objects.filter(
+            is_active=True, **{f"channel_modes__{channel}": ChannelMode.DAILY_DIGEST}
+        ).filter(waiting)
+        for pk in readers.values_list("pk", flat=True):
+            wanted.setdefault(pk, []).append(channel)
+    readers = User.objects.filter(pk__in=list(wanted)).only("pk", "time_zone", "digest_hour")
     created = 0
     for user in readers:
         local = _local(now, user.time_zone)
         if local.hour < user.digest_hour:
             continue
-        _, new = Notification.objects.get_or_create(
-            key=digest_key(user.pk, local.date()),
-            defaults={"kind": NotificationKind.DIGEST, "user": user},
-        )
-        created += new
+        for channel in wanted[user.pk]:
+            key = digest_key(user.pk, local.date())
+            _, new = Notification.objects.get_or_create(
+                key=key if channel == Channel.EMAIL else f"{channel}:{key}",
+                defaults={"kind": NotificationKind.DIGEST, "user": user, "channel": channel},
+            )
+            created += new
     return created

@@ -1,6 +1,7 @@
-"""The one email sender: turns a ``Notification`` row into one email, or into nothing.
+"""The email writer: turns a ``Notification`` row into one email, or into nothing.
 
-``notifications.outbox`` queues the rows and calls ``send_notification`` outside any transaction; it
+The email channel's sender (``notifications.channels.email``) calls ``send_notification``
+outside any transaction, for the rows ``notifications.outbox`` claimed; it
 returns False when there is nothing to send (the turn is over, the player asked for no such
 email), True once the email is handed to the mail backend, and raises when sending failed (the
 caller retries): ``RenderError`` when the email could not be written, anything else when the
@@ -34,6 +35,7 @@ from games.models import Event, EventSource, Game, GameStatus, Seat
 from keltis_site import mail_headers
 
 from . import links
+from .channels import RenderError
 from .digest import waiting_games
 from .inbound.moves import reply_section
 from .models import Notification, NotificationKind
@@ -69,13 +71,6 @@ def _own_seat(notification: Notification, user: User, reads: selectors.GameReads
         seat.index == notification.seat and seat.user_id == user.pk
         for seat in reads.seat_rows(notification.game)
     )
-
-
-class RenderError(Exception):
-    """The email could not be written (its game's stored state cannot be replayed, a template
-    broke), as opposed to a send the mail server or the network refused: no mail server was
-    involved, so the batch's SMTP session is still good, and the error is the email's own, so
-    the other emails of the batch go on regardless (``notifications.outbox``)."""
 
 
 def send_notification(

@@ -28,13 +28,35 @@ class NotificationStatus(models.TextChoices):
     SKIPPED = "skipped", _("skipped")
 
 
+class Channel(models.TextChoices):
+    """The ways a player hears of their games; each has its sender in ``notifications.channels``."""
+
+    EMAIL = "email", _("Email")
+    PUSH = "push", _("Browser notifications")
+    WEBHOOK = "webhook", _("Chat webhook")
+
+
+class ChannelMode(models.TextChoices):
+    """A channel's choice: the same three as the email setting (``accounts.models.EmailMode``,
+    whose values these are), so one rule decides what each channel carries."""
+
+    EVERY_TURN = "every_turn", _("every turn")
+    DAILY_DIGEST = "daily_digest", _("daily digest")
+    NONE = "none", _("off")
+
+
 class Notification(models.Model):
-    """One email that is due: created in the transaction that made it due (an outbox), sent
-    after commit by a task, retried by a periodic sweep. ``key`` is unique per (seat, sequence
-    number, kind), so a task run twice, or two sweeps, send one email."""
+    """One message that is due on one channel: created in the transaction that made it due
+    (an outbox), sent after commit by a task through its channel's sender, retried by a
+    periodic sweep. ``key`` is unique per (seat, sequence number, kind, channel), so a task run
+    twice, or two sweeps, send one message. Email rows keep the key they always had (their
+    Message-ID is made from it); the other channels' keys start with the channel's name."""
 
     key = models.CharField(max_length=120, unique=True)
     kind = models.CharField(max_length=10, choices=NotificationKind.choices)
+    channel = models.CharField(
+        max_length=10, choices=Channel.choices, default=Channel.EMAIL, db_default=Channel.EMAIL
+    )
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notifications"
     )
@@ -72,6 +94,27 @@ class Notification(models.Model):
 
     def __str__(self) -> str:
         return f"{self.key} ({self.status})"
+
+
+class PushSubscription(models.Model):
+    """A browser or phone that allowed the site's notifications (the Push API's subscription):
+    its push service's endpoint and the keys its messages are encrypted to (RFC 8291). One
+    the push service answers 404 or 410 for is gone, and is deleted."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="push_subscriptions"
+    )
+    endpoint = models.URLField(max_length=2000, unique=True)
+    #: the browser's P-256 public key and auth secret, base64url as the browser gives them
+    p256dh = models.CharField(max_length=200)
+    auth = models.CharField(max_length=100)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.user_id}: {self.endpoint[:60]}"
 
 
 class InboundOutcome(models.TextChoices):

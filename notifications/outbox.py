@@ -1,13 +1,16 @@
-"""The channels' one outbox (email is its first sender): which notifications an event makes
-due, and their delivery.
+"""The channels' one outbox: which notifications an event makes due, on which channels, and
+their delivery through each channel's sender (``notifications.channels``).
 
-Rows are created inside the transaction that made them due (so they exist exactly when the
-move does) and delivered after commit by a task; a periodic sweep delivers whatever a dead
-worker, a down broker or a refusing mail server left queued. A row is claimed with a
-conditional update, so two runners never send the same email. A batch of rows shares one SMTP
-connection (``mail_session``): with a connection each, connecting, greeting and quitting made
-an email cost about 17 ms instead of 5 ms against a loopback server (bench/email_fanout.py
-measures the whole fan-out).
+A row is one message on one channel: (seat, turn, kind, channel). Rows are created inside the
+transaction that made them due (so they exist exactly when the move does), one for each
+channel the player has on for that kind (email always: its own setting is read when it is
+sent, as before), and delivered after commit by a task; a periodic sweep delivers whatever a
+dead worker, a down broker or a refusing far end left queued. A row is claimed with a
+conditional update, so two runners never send the same message. The rows of a batch are sent
+by channel, each channel's batch sharing what its sender shares (the email sender's SMTP
+session: ``channels.email.mail_session``). A turn row for a player who is at the game waits
+(``quiet``): its runner finds them there after the commit and makes it due later, and
+holds it again at that time while they still are.
 
 Failures: an attempt that fails is retried with a back-off growing to an hour, for
 NOTIFICATION_RETRY_HOURS (48) from the first failed attempt; then the row is 'failed', listed
@@ -36,23 +39,21 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from datetime import datetime, timedelta
 
 from django.conf import settings
-from django.core.mail import get_connection
-from django.core.mail.backends.base import BaseEmailBackend
-from django.core.mail.backends.smtp import EmailBackend as SmtpBackend
-from django.db import DatabaseError, connections, router
-from django.db.models import Value
-from django.db.models.functions import Coalesce
+from django.db import connections, router
+from django.db.models import F, Value
+from django.db.models.functions import Coalesce, Greatest
 from django.utils import timezone
 
+from accounts.models import User
 from games.models import Game, Seat
-from games.selectors import GameReads
 
-from . import emails  # called through the module: tests replace emails.send_notification
-from .models import Notification, NotificationKind, NotificationStatus
+from . import channels, quiet
+from .channels.email import mail_session  # noqa: F401  (the outbox's name for it, kept)
+from .models import Channel, ChannelMode, Notification, NotificationKind, NotificationStatus
 
 log = logging.getLogger(__name__)
 
@@ -65,21 +66,54 @@ CLAIM_CHUNK = 20
 MAX_BACKOFF_MINUTES = 60
 
 
-def _queue(key: str, **fields: object) -> None:
-    """Create the row once; a second call with the same key changes nothing. One statement
-    (INSERT ... ON CONFLICT DO NOTHING) instead of a savepoint around an INSERT: this runs in
-    every action's transaction."""
-    Notification.objects.bulk_create([Notification(key=key, **fields)], ignore_conflicts=True)
+def channel_key(key: str, channel: str) -> str:
+    """The row's key on ``channel``: email keeps the key it always had (its Message-ID is
+    made from it), the other channels prefix theirs with their name."""
+    return key if channel == Channel.EMAIL else f"{channel}:{key}"
+
+
+def channels_for(user: User, kind: str) -> list[str]:
+    """The channels a ``kind`` message goes out on for the player: email always (its setting,
+    ``User.email_mode``, is read when it is sent, as it always was), each other channel of the
+    registry when the player's choice for it (``User.channel_modes``) carries that kind. As
+    for email, a digest reader still hears of reminders, timeouts and the end of their games;
+    a turn only every turn. The choices are on the user row, which play reads with the seats:
+    no query in the move's transaction."""
+    found = [Channel.EMAIL.value]
+    modes = user.channel_modes or {}
+    for name in channels.registry():
+        mode = modes.get(name, ChannelMode.NONE) if name != Channel.EMAIL else ChannelMode.NONE
+        if mode == ChannelMode.NONE:
+            continue
+        if kind == NotificationKind.TURN and mode != ChannelMode.EVERY_TURN:
+            continue
+        found.append(name)
+    return found
+
+
+def _queue(key: str, *, user: User, kind: str, **fields: object) -> None:
+    """Create the row of each of the player's channels once; a second call with the same key
+    changes nothing. One statement (INSERT ... ON CONFLICT DO NOTHING) instead of a savepoint
+    around an INSERT: this runs in every action's transaction. Whether the player is at the
+    game (``quiet``) is not asked here but by the runner after the commit, which holds the
+    row then: the move's transaction reads nothing more for its messages."""
+    Notification.objects.bulk_create(
+        [
+            Notification(key=channel_key(key, name), channel=name, user=user, kind=kind, **fields)
+            for name in channels_for(user, kind)
+        ],
+        ignore_conflicts=True,
+    )
 
 
 def turn_began(game: Game, seat: Seat) -> None:
-    """The seat's turn began at ``game.turn_seq``: its player gets the turn email."""
+    """The seat's turn began at ``game.turn_seq``: its player hears of it."""
     if seat.user_id is None or seat.retired:
         return
     _queue(
         f"turn:{game.pk}:{seat.index}:{game.turn_seq}",
         kind=NotificationKind.TURN,
-        user_id=seat.user_id,
+        user=seat.user,
         game=game,
         seat=seat.index,
         seq=game.turn_seq,
@@ -92,7 +126,7 @@ def reminder_due(game: Game, seat: Seat, label: str) -> None:
     _queue(
         f"reminder:{game.pk}:{seat.index}:{game.turn_seq}:{label}",
         kind=NotificationKind.REMINDER,
-        user_id=seat.user_id,
+        user=seat.user,
         game=game,
         seat=seat.index,
         seq=game.turn_seq,
@@ -101,11 +135,11 @@ def reminder_due(game: Game, seat: Seat, label: str) -> None:
 
 def timed_out(game: Game, seat: Seat, seq: int) -> None:
     """Everyone at the table hears that ``seat`` timed out at ``seq``."""
-    for other in game.seats.exclude(user=None):
+    for other in game.seats.exclude(user=None).select_related("user"):
         _queue(
             f"timeout:{game.pk}:{seat.index}:{seq}:{other.index}",
             kind=NotificationKind.TIMEOUT,
-            user_id=other.user_id,
+            user=other.user,
             game=game,
             seat=seat.index,
             seq=seq,
@@ -113,11 +147,11 @@ def timed_out(game: Game, seat: Seat, seq: int) -> None:
 
 
 def game_finished(game: Game) -> None:
-    for seat in game.seats.exclude(user=None):
+    for seat in game.seats.exclude(user=None).select_related("user"):
         _queue(
             f"finished:{game.pk}:{seat.index}",
             kind=NotificationKind.FINISHED,
-            user_id=seat.user_id,
+            user=seat.user,
             game=game,
             seat=seat.index,
             seq=game.seq,
@@ -125,31 +159,10 @@ def game_finished(game: Game) -> None:
 
 
 # -- delivery ------------------------------------------------------------------------------------
-@contextlib.contextmanager
-def mail_session() -> Iterator[BaseEmailBackend | None]:
-    """One SMTP connection for a batch of emails, opened at the first email and closed at the
-    end. Other backends give None, so each email keeps a connection of its own (the file
-    backend writes one file per connection: one per email)."""
-    backend = get_connection()
-    if not isinstance(backend, SmtpBackend):
-        yield None
-        return
-    try:
-        yield backend
-    finally:
-        _close_quietly(backend)
-
-
-def _close_quietly(backend: BaseEmailBackend) -> None:
-    with contextlib.suppress(Exception):  # a dead connection cannot say goodbye
-        backend.close()
-
-
-def deliver(notification_id: int, connection: BaseEmailBackend | None = None) -> str:
-    """Send one queued notification if it is due and nobody else has claimed it (through the
-    batch's ``connection`` when given: see ``mail_session``)."""
+def deliver(notification_id: int) -> str:
+    """Send one queued notification if it is due and nobody else has claimed it."""
     now = timezone.now()
-    outcomes = _deliver_claimed(_claim([notification_id], now), now, connection)
+    outcomes = _deliver_claimed(_claim([notification_id], now), now)
     return outcomes[0] if outcomes else "not_claimed"
 
 
@@ -177,56 +190,100 @@ def _claim(ids: list[int], now: datetime) -> list[int]:
 
 
 def _deliver_claimed(
-    ids: list[int],
-    claimed_at: datetime,
-    connection: BaseEmailBackend | None = None,
-    reads: GameReads | None = None,
+    ids: list[int], claimed_at: datetime, batches: _Batches | None = None
 ) -> list[str]:
-    """Send the rows claimed at ``claimed_at`` in order, each marked sent, skipped or failed
-    right after its attempt; their games' rows are read once for all of them (``reads``,
-    shared by the caller's whole batch when given).
+    """Send the rows claimed at ``claimed_at`` in order, each through its channel's sender and
+    marked sent, skipped, held or failed right after its attempt. ``batches`` holds each
+    channel's batch (the email sender's SMTP session and game reads), shared by the caller's
+    whole run when given.
 
     Once the claim is half the sending timeout old the rest are left 'sending', unsent: the
     sweep may soon take them back and hand them to another worker, which must be the only one
     to send them."""
     rows = Notification.objects.select_related("user", "game").in_bulk(ids)
-    reads = reads or GameReads()
-    for row in rows.values():
-        if row.game is not None:
-            reads.known(row.game)  # just read: no need to read it again
     outcomes = []
-    for pk in ids:
-        if pk not in rows:
-            continue
-        if timezone.now() - claimed_at >= sending_timeout() / 2:
-            outcomes.append("claim_expired")
-            continue
-        outcomes.append(_send_claimed(rows[pk], connection, reads))
+    with contextlib.ExitStack() as stack:
+        batches = batches or _Batches(stack)
+        for pk in ids:
+            if pk not in rows:
+                continue
+            if timezone.now() - claimed_at >= sending_timeout() / 2:
+                outcomes.append("claim_expired")
+                continue
+            outcomes.append(_send_claimed(rows[pk], batches))
     return outcomes
 
 
-def _send_claimed(
-    notification: Notification,
-    connection: BaseEmailBackend | None,
-    reads: GameReads,
-) -> str:
+class _Batches:
+    """Each channel's batch, opened at its first row and closed with ``stack``."""
+
+    def __init__(self, stack: contextlib.ExitStack) -> None:
+        self.stack = stack
+        self.open: dict[str, channels.Send | None] = {}
+
+    def send_for(self, channel: str) -> channels.Send | None:
+        if channel not in self.open:
+            sender = channels.sender(channel)
+            self.open[channel] = (
+                self.stack.enter_context(sender.batch()) if sender is not None else None
+            )
+        return self.open[channel]
+
+
+def _send_claimed(notification: Notification, batches: _Batches) -> str:
     try:
-        sent = emails.send_notification(notification, connection, reads)
-    except (emails.RenderError, DatabaseError) as exc:
-        # the email could not be written: no mail server was involved, the session is good
+        held = _held_until(notification)
+        if held is not None:
+            raise channels.NotYet(held, "the player is at the game")
+        send = batches.send_for(notification.channel)
+        if send is None:
+            raise LookupError(f"no sender for the channel {notification.channel!r} here")
+        send(notification)
+    except channels.Skipped:
+        return _mark_done(notification, NotificationStatus.SKIPPED, "skipped")
+    except channels.NotYet as wait:
+        return _wait(notification, wait.until)
+    except channels.PermanentFailure as exc:
+        return _attempt_failed(notification, exc, give_up=True)
+    except Exception as exc:  # rendering, the database, the far end or the network failed
         return _attempt_failed(notification, exc)
-    except Exception as exc:  # the mail server refused or the network failed
-        if connection is not None:  # the session may be broken: the next email opens anew
-            _close_quietly(connection)
-        return _attempt_failed(notification, exc)
-    # the email is out: record it at once, in a statement of its own (see the module's doc)
-    Notification.objects.filter(pk=notification.pk).update(
-        status=NotificationStatus.SENT if sent else NotificationStatus.SKIPPED,
-        sent_at=timezone.now(),
-    )
-    outcome = "sent" if sent else "skipped"
-    log.info("email %s", outcome, extra={**_log_fields(notification), "outcome": outcome})
+    # the message is out: record it at once, in a statement of its own (see the module's doc)
+    return _mark_done(notification, NotificationStatus.SENT, "sent")
+
+
+def _held_until(notification: Notification) -> datetime | None:
+    """Quiet while active: a turn the player is still at waits (a turn that moved on is left
+    to the sender, which skips it)."""
+    if notification.kind != NotificationKind.TURN:
+        return None
+    if not quiet.turn_still_on(notification.game, notification.seat, notification.seq):
+        return None
+    return quiet.hold_until(
+        kind=notification.kind, game_id=notification.game_id, seat=notification.seat,
+        user=notification.user, now=timezone.now(),
+    )  # fmt: skip
+
+
+def _mark_done(notification: Notification, status: str, outcome: str) -> str:
+    Notification.objects.filter(pk=notification.pk).update(status=status, sent_at=timezone.now())
+    extra = {**_log_fields(notification), "outcome": outcome}
+    log.info("%s %s", _noun(notification), outcome, extra=extra)
     return outcome
+
+
+def _wait(notification: Notification, until: datetime) -> str:
+    """Queued again, due at ``until``; the attempt does not count (nothing was tried)."""
+    Notification.objects.filter(pk=notification.pk).update(
+        status=NotificationStatus.QUEUED,
+        next_attempt_at=until,
+        attempts=Greatest(F("attempts") - 1, Value(0)),
+    )
+    log.info("%s held", _noun(notification), extra={**_log_fields(notification), "outcome": "held"})
+    return "held"
+
+
+def _noun(notification: Notification) -> str:
+    return "email" if notification.channel == Channel.EMAIL else notification.channel
 
 
 def _log_fields(notification: Notification) -> dict[str, object]:
@@ -235,24 +292,27 @@ def _log_fields(notification: Notification) -> dict[str, object]:
         "seat": notification.seat,
         "notification_id": notification.pk,
         "kind": notification.kind,
+        "channel": notification.channel,
         "attempt": notification.attempts,
     }
 
 
-def _attempt_failed(notification: Notification, exc: Exception) -> str:
+def _attempt_failed(notification: Notification, exc: Exception, give_up: bool = False) -> str:
     """Queue the row again after its back-off, or mark it failed once it has been failing for
-    the retry period. An email that could not be written is logged as an error with its
-    traceback (a bug or a broken game, for staff to mend); a refused send as a warning."""
+    the retry period (at once when the far end refused for good: ``give_up``). A message that
+    could not be written is logged as an error with its traceback (a bug or a broken game,
+    for staff to mend); a refused send as a warning."""
     now = timezone.now()
     since = notification.failing_since or now
-    failed = now - since >= retry_period()
+    failed = give_up or now - since >= retry_period()
     outcome = "failed" if failed else "retry"
     error = _error_text(exc)
     extra = {**_log_fields(notification), "outcome": outcome}
-    if isinstance(exc, emails.RenderError):
-        log.error("email failed: %s", error, exc_info=exc, extra=extra)
+    noun = _noun(notification)
+    if isinstance(exc, channels.RenderError):
+        log.error("%s failed: %s", noun, error, exc_info=exc, extra=extra)
     else:
-        log.warning("email failed: %s", error, extra=extra)
+        log.warning("%s failed: %s", noun, error, extra=extra)
     Notification.objects.filter(pk=notification.pk).update(
         status=NotificationStatus.FAILED if failed else NotificationStatus.QUEUED,
         next_attempt_at=now + backoff(notification.attempts),
@@ -294,16 +354,17 @@ def _chunked(ids: list[int], size: int) -> list[list[int]]:
 
 
 def _deliver_chunks(chunks: list[list[int]]) -> dict[str, int]:
-    """Claim and send each chunk of row ids in turn over one SMTP session."""
-    reads = GameReads()
+    """Claim and send each chunk of row ids in turn, each channel's rows in one batch of its
+    sender (one SMTP session for the emails)."""
     counts: dict[str, int] = {}
-    with mail_session() as connection:
+    with contextlib.ExitStack() as stack:
+        batches = _Batches(stack)
         for chunk in chunks:
             now = timezone.now()
             claimed = _claim(chunk, now)
             if len(claimed) < len(chunk):
                 counts["not_claimed"] = counts.get("not_claimed", 0) + len(chunk) - len(claimed)
-            for outcome in _deliver_claimed(claimed, now, connection, reads):
+            for outcome in _deliver_claimed(claimed, now, batches):
                 counts[outcome] = counts.get(outcome, 0) + 1
     return counts
 

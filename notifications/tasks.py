@@ -17,7 +17,8 @@ from .models import Notification, NotificationStatus
 
 @shared_task(acks_late=True, ignore_result=True)
 def deliver_game_notifications(game_id: int) -> dict[str, int]:
-    """Send the emails one game's last action made due (queued in its transaction)."""
+    """Send the messages one game's last action made due (queued in its transaction), on
+    every channel; rows held for later (quiet while active) are left to the sweep."""
     ids = Notification.objects.filter(
         game_id=game_id, status=NotificationStatus.QUEUED
     ).values_list("pk", flat=True)
@@ -26,7 +27,8 @@ def deliver_game_notifications(game_id: int) -> dict[str, int]:
 
 @shared_task(ignore_result=True)
 def sweep_deliveries() -> dict[str, int]:
-    """Periodic: whatever a dead worker, a down broker or a refusing mail server left."""
+    """Periodic: whatever a dead worker, a down broker or a refusing far end left, and the
+    turn messages held while their player was at the game."""
     counts = outbox.deliver_due()
     log_sweep("delivery sweep", counts)
     return counts

@@ -7,8 +7,8 @@ happened and is already worded in the player's language::
      "text": "Your turn in Keltis #12", "game": 12, "url": "https://.../games/12/",
      "deadline": "2026-03-05T09:00:00+00:00" or None}
 
-``notification_event`` makes it for an outbox row's kind and game. The request body is, by
-the destination's format:
+The outbox's rows reach it through ``chat`` (worded as every channel words them,
+``messages.describe``). The request body is, by the destination's format:
 
 - ``discord``: ``{"content": text + url, "allowed_mentions": {"parse": []}}`` (no @everyone
   from a display name);
@@ -33,18 +33,15 @@ import hashlib
 import hmac
 import json
 import time
-from datetime import datetime
 from typing import Any
 
 from django.conf import settings
 from django.db import transaction
 from django.urls import reverse
 from django.utils import timezone, translation
-from django.utils.timesince import timeuntil
 from django.utils.translation import gettext as _
 
 from accounts.models import User
-from games.models import Game
 from keltis_site import public_site
 from notifications.channels import netguard
 from notifications.feed_models import WebhookDestination, WebhookFormat, new_key
@@ -131,17 +128,6 @@ def send_webhook(destination: WebhookDestination, event: dict[str, Any]) -> None
     raise PermanentFailure("http", detail)
 
 
-def send_to_player(user: User, kind: str, game: Game) -> bool:
-    """The outbox's sender for this channel: the event of ``kind`` about ``game`` to the
-    player's webhook. False when they have none (nothing to send, nothing failed); raises
-    ``PermanentFailure`` or ``TemporaryFailure`` like ``send_webhook``."""
-    destination = destination_of(user)
-    if destination is None:
-        return False
-    send_webhook(destination, notification_event(user, kind, game))
-    return True
-
-
 # -- the player's destination --------------------------------------------------------------------
 def destination_of(user: User) -> WebhookDestination | None:
     return WebhookDestination.objects.filter(user=user).first()
@@ -169,35 +155,6 @@ def destination_new_secret(user: User) -> None:
 
 def destination_remove(user: User) -> None:
     WebhookDestination.objects.filter(user=user).delete()
-
-
-def notification_event(
-    user: User, kind: str, game: Game, now: datetime | None = None
-) -> dict[str, Any]:
-    """The event of an outbox row of ``kind`` (turn, reminder, timeout, finished) about
-    ``game`` for ``user``, worded as the email's subject in the player's language. It names
-    the game and what happened, never a card."""
-    now = now or timezone.now()
-    with translation.override(user.language or settings.LANGUAGE_CODE):
-        title = _("%(game)s #%(id)s") % {"game": game.get_kind_display(), "id": game.pk}
-        if kind == "reminder" and game.deadline is not None:
-            text = _("Reminder: your turn in %(game)s ends in %(left)s") % {
-                "game": title,
-                "left": timeuntil(game.deadline, now),
-            }
-        elif kind == "timeout":
-            text = _("Your time ran out in %(game)s") % {"game": title}
-        elif kind == "finished":
-            text = _("%(game)s is over") % {"game": title}
-        else:
-            text = _("Your turn in %(game)s") % {"game": title}
-    return {
-        "type": kind,
-        "text": text,
-        "game": game.pk,
-        "url": public_site.absolute(reverse("game_detail", args=[game.pk])),
-        "deadline": game.deadline.isoformat() if game.deadline and kind != "finished" else None,
-    }
 
 
 def sample_event(user: User) -> dict[str, Any]:

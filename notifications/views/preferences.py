@@ -1,4 +1,5 @@
-"""The player's email preferences and vacations: one page, three small forms.
+"""The player's notification settings and vacations: one page of small forms (the channels'
+own are ``notifications.views.channels``).
 
 Views only route: ``accounts.services`` saves the email setting, ``accounts.vacations`` holds
 the rules of vacations (allowance, overlaps, no past days); their refusals become form errors.
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
@@ -21,6 +23,10 @@ from accounts import vacations
 from accounts.forms import EmailPreferencesForm, VacationForm
 from accounts.models import User
 from accounts.services import update_email_preferences
+
+from .. import preferences as channel_preferences
+from ..channels import push
+from ..models import ChannelMode
 
 
 def _user(request: HttpRequest) -> User:
@@ -56,6 +62,13 @@ def _page(
         "year": year,
         "days_left": vacations.days_left(user, year),
         "time_zone": user.time_zone,
+        "channels": channel_preferences.channel_rows(user),
+        "channel_modes": ChannelMode.choices,
+        "always_notify": user.always_notify,
+        "quiet_minutes": settings.NOTIFICATION_QUIET_MINUTES,
+        "push_available": push.available(),
+        "push_key": push.public_key() if push.available() else "",
+        "push_devices": channel_preferences.push_devices(user),
     }
     return render(request, "games/email_preferences.html", context, status=status)
 

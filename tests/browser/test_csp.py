@@ -62,7 +62,7 @@ def test_the_main_pages_pass_the_content_security_policy(live_server: Any, page:
     base = live_server.url
     anonymous = ["/", "/games/", "/accounts/login/", "/accounts/signup/"]
     games = [running_game(kind) for kind in ("keltis", "keltis-cards")]
-    seated = ["/games/mine/", "/games/new/"]
+    seated = ["/games/mine/", "/games/new/", "/settings/email/"]
     for game, _ in games:
         seated += [f"/games/{game.pk}/", f"/games/{game.pk}/history/"]
 

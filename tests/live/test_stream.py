@@ -143,3 +143,21 @@ def test_nothing_to_hear_for_a_visitor_without_a_game(stream_server: StreamServe
     assert stream.status == 204
     stream.close()
     assert Stream(stream_server, "game=999999").status == 404
+
+
+def test_a_player_with_the_game_page_open_is_present_at_it(
+    stream_server: StreamServer, make_user: Any
+) -> None:
+    """The stream marks its player present at its game (notifications.quiet holds their turn
+    messages meanwhile); a visitor's stream, or a player's stream without a game, marks none."""
+    from games import presence
+
+    game, users = duel(make_user)
+    anna, bela = users
+    other = Stream(stream_server, "", cookie=session_cookie(bela))
+    stream = Stream(stream_server, f"game={game.pk}", cookie=session_cookie(anna))
+    stream._until(b"\n\n")  # the stream's first line: it has marked its player by now
+    assert presence.is_present(game.pk, anna.pk)
+    assert not presence.is_present(game.pk, bela.pk)
+    stream.close()
+    other.close()

@@ -16,6 +16,8 @@ from notifications.models import Notification
 
 BEFORE = [("games", "0010_game_frozen"), ("notifications", None)]
 AFTER = [("games", "0011_notification_moved_to_notifications"), ("notifications", "0001_initial")]
+#: the outbox became channel-neutral: the rows it held are emails
+CHANNELS = [("notifications", "0003_channels")]
 
 
 def _migrate(targets: list[tuple[str, str | None]]) -> Any:
@@ -44,6 +46,8 @@ def test_a_notification_stored_before_the_move_is_read_after_it() -> None:
     new = _migrate(AFTER)
     row = new.get_model("notifications", "Notification").objects.get()
     assert (row.key, row.kind, row.user_id, row.game_id) == ("turn:1:0:0", "turn", user.pk, game.pk)
-    assert Notification.objects.get().key == "turn:1:0:0"  # the app's own model reads it
+    _migrate(CHANNELS)
+    stored = Notification.objects.get()  # the app's own model reads it
+    assert (stored.key, stored.channel) == ("turn:1:0:0", "email")
     # its content type (and so the staff's permissions and admin log entries) moved along
     assert ContentType.objects.get(pk=old_type.pk).app_label == "notifications"

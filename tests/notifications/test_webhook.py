@@ -15,9 +15,10 @@ from django.test import Client
 from django.urls import reverse
 
 from accounts.models import User
+from notifications import outbox
 from notifications.channels import netguard, webhook
 from notifications.channels.webhook import PermanentFailure, TemporaryFailure, send_webhook
-from notifications.models import WebhookDestination
+from notifications.models import Notification, NotificationStatus, WebhookDestination
 
 from .conftest import HAND_0, HAND_1, Table, play_turn
 from .loopback_http import Receiver, receiver_fixture  # noqa: F401 (a fixture)
@@ -37,6 +38,11 @@ def _loopback_allowed(settings: Any) -> None:
 
 def destination(user: User, url: str, fmt: str) -> WebhookDestination:
     return WebhookDestination.objects.create(user=user, url=url, format=fmt)
+
+
+def choose_webhook(user: User) -> None:
+    user.channel_modes = {**user.channel_modes, "webhook": "every_turn"}
+    user.save(update_fields=["channel_modes"])
 
 
 def verified_body(dest: WebhookDestination, headers: dict[str, str], body: bytes) -> Any:
@@ -252,57 +258,43 @@ def test_the_data_export_has_the_addresses_but_no_secret(make_user: Callable[...
     assert calendar.feed_token(feed) not in dumped
 
 
-# -- the events of the outbox's kinds ------------------------------------------------------------
-@pytest.mark.parametrize(
-    ("kind", "english", "german"),
-    [
-        ("turn", "Your turn in Keltis #{id}", "Du bist am Zug in Keltis #{id}"),
-        ("reminder", "Reminder: your turn in Keltis #{id} ends in", "Erinnerung"),
-        ("timeout", "Your time ran out in Keltis #{id}", "Keltis #{id}"),
-        ("finished", "Keltis #{id} is over", "Keltis #{id}"),
-    ],
-)
-def test_events_of_each_kind_in_the_players_language(
-    table: Callable[..., Table], kind: str, english: str, german: str
-) -> None:
-    t = table()
-    game = t.refresh()
-    event = webhook.notification_event(t.users[0], kind, game)
-    assert event["text"].startswith(english.format(id=game.pk))
-    assert event["url"] == f"https://keltis.example/games/{game.pk}/"
-    assert (event["type"], event["game"]) == (kind, game.pk)
-    t.users[0].language = "de"
-    german_event = webhook.notification_event(t.users[0], kind, game)
-    assert german.format(id=game.pk) in german_event["text"]
-    assert german_event["text"] != event["text"]
-
-
+# -- the outbox's rows, through the channel's sender ---------------------------------------------
 def test_a_turn_after_a_move_reaches_the_receiver_without_a_card(
     receiver: Receiver, table: Callable[..., Table]
 ) -> None:
     t = table()
-    play_turn(t)
-    game = t.refresh()
     bela = t.users[1]
     dest = destination(bela, receiver.url(), "json")
-    send_webhook(dest, webhook.notification_event(bela, "turn", game))
+    choose_webhook(bela)
+    play_turn(t)
+    outbox.deliver_due()
+    game = t.refresh()
     [(_path, headers, body)] = receiver.requests
     sent = verified_body(dest, headers, body)
     assert sent["type"] == "turn" and sent["game"] == game.pk
+    assert sent["text"].startswith(f"Keltis #{game.pk}")
+    assert sent["url"] == f"https://keltis.example/games/{game.pk}/"
     assert sent["deadline"] == game.deadline.isoformat()
     text = body.decode()
     for card in HAND_0 + HAND_1:
         assert not re.search(rf"\b{card}\b", text), card
+    row = Notification.objects.get(user=bela, channel="webhook")
+    assert row.status == NotificationStatus.SENT
 
 
-def test_send_to_player_uses_the_players_destination_or_does_nothing(
-    receiver: Receiver, table: Callable[..., Table]
+def test_a_refused_destination_fails_the_row_at_once_and_a_player_without_one_is_skipped(
+    table: Callable[..., Table], settings: Any
 ) -> None:
     t = table()
-    game = t.refresh()
     anna, bela = t.users
-    destination(anna, receiver.url(), "discord")
-    assert webhook.send_to_player(anna, "turn", game) is True
-    assert webhook.send_to_player(bela, "turn", game) is False
-    [(_path, _headers, body)] = receiver.requests
-    assert json.loads(body)["content"].startswith(f"Your turn in Keltis #{game.pk}")
+    WebhookDestination.objects.create(user=bela, url="http://10.0.0.7/hook", format="json")
+    choose_webhook(bela)
+    choose_webhook(anna)
+    play_turn(t)
+    settings.NOTIFICATION_WEBHOOK_ALLOW = []
+    outbox.deliver_due()
+    assert (
+        Notification.objects.get(user=bela, channel="webhook").status == NotificationStatus.FAILED
+    )
+    for row in Notification.objects.filter(user=anna, channel="webhook"):
+        assert row.status == NotificationStatus.SKIPPED

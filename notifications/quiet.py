@@ -1,0 +1,63 @@
+"""Quiet while active: no turn message for a game the player is at.
+
+A player who has the game's page open (its live stream marks them present: ``games.presence``)
+or took a step in the game in the last NOTIFICATION_QUIET_MINUTES (default 10) gets no turn
+message for it on any channel: the row waits, and goes out only if the turn is still theirs
+once they have been away that long (the sender skips a turn that moved on). Playing a bot on
+the page used to bring an email a move. Reminders, deadline warnings, timeouts and the end of
+a game are never held. A player who sets "always notify me" (``User.always_notify``) gets
+every turn message at once, as before.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from django.conf import settings
+
+from accounts.models import User
+from games import presence
+from games.models import Event, EventSource, Game
+
+from .models import NotificationKind
+
+
+def delay() -> timedelta:
+    return timedelta(minutes=settings.NOTIFICATION_QUIET_MINUTES)
+
+
+def _last_step_at(game_id: int, seat: int, since: datetime) -> datetime | None:
+    """When the seat's player last acted in the game themselves, if after ``since``."""
+    return (
+        Event.objects.filter(
+            game_id=game_id, seat=seat, source=EventSource.PLAYER, created_at__gte=since
+        )
+        .order_by("-seq")
+        .values_list("created_at", flat=True)
+        .first()
+    )
+
+
+def hold_until(
+    *, kind: str, game_id: int | None, seat: int | None, user: User, now: datetime
+) -> datetime | None:
+    """When a ``kind`` message of ``game_id`` for ``user`` (at ``seat``) may go out, if not
+    now: the player is on the game's page (then ``now`` + the delay) or acted in it within
+    the delay (then that step + the delay)."""
+    wait = delay()
+    if kind != NotificationKind.TURN or game_id is None or seat is None or not wait:
+        return None
+    if user.always_notify:
+        return None
+    until = None
+    if presence.is_present(game_id, user.pk):
+        until = now + wait
+    last = _last_step_at(game_id, seat, now - wait)
+    if last is not None and (until is None or last + wait > until):
+        until = last + wait
+    return until if until is not None and until > now else None
+
+
+def turn_still_on(game: Game | None, seat: int | None, seq: int | None) -> bool:
+    """The turn a row announced is still the game's (read from the row's game as loaded)."""
+    return game is not None and game.to_move == seat and game.turn_seq == seq
