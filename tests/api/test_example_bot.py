@@ -14,7 +14,7 @@ from django.urls import reverse
 
 from api.bot_accounts import account_make_bot
 from games import selectors
-from games.models import Event, Game, GameStatus
+from games.models import Event, GameStatus
 from games.services import game_create
 
 pytestmark = pytest.mark.django_db(transaction=True)
