@@ -1,6 +1,6 @@
 """Routes of the API: /api/v1/ (versioned), the schema at /api/schema/ and its docs page."""
 
-from django.urls import path
+from django.urls import path, re_path
 from drf_spectacular.views import SpectacularAPIView
 
 from . import docs, pages, stream, views
@@ -57,4 +57,6 @@ urlpatterns = [
     path("accounts/api/bot/", pages.api_make_bot, name="api_make_bot"),
     path("api/schema/", SpectacularAPIView.as_view(), name="api_schema"),
     path("api/docs/", docs.SwaggerView.as_view(url_name="api_schema"), name="api_docs"),
+    # anything else under api/ is a JSON 404 too, never the site's HTML page
+    re_path(r"^api/", views.NotFoundView.as_view()),
 ]

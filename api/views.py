@@ -25,7 +25,7 @@ from tournaments.models import League, Tournament
 from tournaments.rating_selectors import leaderboard
 
 from . import selectors
-from .errors import ApiError, service_error
+from .errors import ApiError, not_found, service_error
 from .models import ApiToken
 from .serializers import (
     ActionInSerializer,
@@ -88,6 +88,19 @@ def _valid(serializer_class: type[Serializer], request: Request) -> dict[str, An
 
 def _game(game_id: int) -> Game:
     return get_object_or_404(Game.objects.select_related("snapshot"), pk=game_id)
+
+
+class NotFoundView(ApiView):
+    """No endpoint at this address: the API's own 404, whoever asks."""
+
+    authentication_classes: list[Any] = []
+    permission_classes: list[Any] = []
+    throttle_classes: list[Any] = []
+    schema = None
+
+    def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
+        super().initial(request, *args, **kwargs)
+        raise not_found()
 
 
 # -- me -----------------------------------------------------------------------------------------
