@@ -93,9 +93,9 @@ def _game(game_id: int) -> Game:
 class NotFoundView(ApiView):
     """No endpoint at this address: the API's own 404, whoever asks."""
 
-    authentication_classes: list[Any] = []
-    permission_classes: list[Any] = []
-    throttle_classes: list[Any] = []
+    authentication_classes = ()
+    permission_classes = ()
+    throttle_classes = ()
     schema = None
 
     def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
