@@ -108,6 +108,7 @@ def pages(site: dict[str, Any]) -> list[str]:
         f"/players/{site['player'].username}/",
         "/accounts/settings/",
         "/settings/email/",
+        "/accounts/api/",
         "/leagues/",
         f"/leagues/{site['league'].pk}/",
         "/tournaments/",
