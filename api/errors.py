@@ -130,8 +130,6 @@ def _message(exc: exceptions.APIException) -> str:
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     if isinstance(exc, Http404):
         exc = exceptions.NotFound()
-    if isinstance(exc, exceptions.PermissionDenied) and getattr(exc, "_scope", False):
-        pass
     response = drf_exception_handler(exc, context)
     if response is None:
         return None
