@@ -86,5 +86,3 @@ def from_view(kind: str, view: dict[str, Any], rng: random.Random | None = None)
     if kind == BoardGame.name:
         return board_from_view(view, rng)
     raise ValueError(f"no determinization for {kind!r} (known: keltis)")
-
-
