@@ -62,18 +62,19 @@ def test_the_example_bot_plays_a_whole_game_against_page_moves(
     assert not Event.objects.filter(game=game).exclude(source="player").exists()
 
 
-def test_the_bot_greedy_choice_is_always_legal() -> None:
+@pytest.mark.parametrize("kind", ["keltis", "keltis-cards"])
+def test_the_bots_greedy_choice_is_always_legal(kind: str) -> None:
     from games.engine import game_class
     from games.engine.bots import make_bot
 
-    cls = game_class("keltis")
+    cls = game_class(kind)
     engine = cls.new(3, cls.deal(3, 11), {})
     rng = random.Random(3)
     mover = make_bot("random", 3)
     while not engine.finished:
         seat = engine.to_move
         answer = {
-            "kind": "keltis", "legal": engine.legal(), "state": engine.view(seat),
+            "kind": kind, "legal": engine.legal(), "state": engine.view(seat),
         }  # fmt: skip
         assert BOT["choose"](answer, rng) in engine.legal()
         engine.apply(mover.choose(engine))
