@@ -8,7 +8,7 @@ whose turn), never a card, and each becomes the events it means for this player:
 - ``my_turn`` {game, seq}: an action of mine is awaited (send ``seq`` with it);
 - ``move`` {game, seq, to_move}: a game of mine moved on;
 - ``game_start`` {game}: a game that seats me started (a league or tournament table included);
-- ``challenge`` {game}: someone else's open game now seats me (a table being filled);
+- ``seated`` {game}: an open game now seats me (I joined it, or was seated), waiting to start;
 - ``game_over`` {game, seq}: a game of mine finished.
 
 Server-Sent Events (``text/event-stream``, the default) or NDJSON (``Accept:
@@ -36,6 +36,7 @@ from django.utils import translation
 from django.utils.translation import gettext as _
 
 from accounts.middleware import user_language
+from games import ratelimit
 from games.models import Game, GameStatus, Seat
 from live.hub import Subscription, hub
 from live.messages import GameChange
@@ -80,7 +81,7 @@ def describe(change: GameChange, user_id: int, known: Known) -> list[Event]:
     events: list[Event] = []
     if change.status == GameStatus.OPEN:
         if before is None and creator != user_id:
-            events.append(("challenge", {"game": game}))
+            events.append(("seated", {"game": game}))
         return events
     if change.status == GameStatus.RUNNING and (before is None or before[1] == GameStatus.OPEN):
         events.append(("game_start", {"game": game}))
@@ -129,7 +130,7 @@ def opening(user_id: int, since_ms: int | None) -> tuple[Known, list[Event]]:
         seat = game.seats.filter(user_id=user_id).values_list("index", flat=True).first()
         if game.created_at > since and game.status == GameStatus.OPEN:
             if game.created_by_id != user_id:
-                events.append(("challenge", {"game": game.pk}))
+                events.append(("seated", {"game": game.pk}))
             continue
         if game.started_at and game.started_at > since:
             events.append(("game_start", {"game": game.pk}))
@@ -201,6 +202,15 @@ async def events(request: HttpRequest) -> HttpResponse:
         translation.activate(language)
     if not token.allows(Scope.READ):
         return _refusal("missing_scope", _("This API token lacks the scope this call needs."), 403)
+    counted = await sync_to_async(ratelimit.hit)(
+        "api-read", f"token:{token.pk}", settings.API_READ_RATE_LIMIT
+    )
+    if not counted:  # a client reconnecting in a loop
+        return _refusal(
+            "rate_limited",
+            _("Too many calls in a short time: nothing was changed. Please try again later."),
+            429,
+        )
     wanted = request.GET.get("format", "")
     fmt = "ndjson" if wanted == "ndjson" or NDJSON in request.headers.get("Accept", "") else "sse"
     raw_since = request.headers.get("Last-Event-ID") or request.GET.get("since", "")

@@ -215,3 +215,19 @@ def test_no_token_no_stream(stream_server: StreamServer, make_user: Any) -> None
         assert stream.status == 401
         assert '"invalid_token"' in stream._until(b"}").decode() + "}"
         stream.close()
+
+
+def test_a_seat_taken_and_a_start_reach_my_stream(
+    stream_server: StreamServer, make_user: Any, token_for: Any
+) -> None:
+    anna, bela, csilla = make_user("anna"), make_user("bela"), make_user("csilla")
+    stream = Stream(stream_server, token_for(bela, play=False))
+    assert stream.event(comments=True) == {"comment": "ready"}
+    game = game_create(creator=anna, kind="keltis-cards", player_count=3)
+    game_join(game_id=game.pk, user=bela)
+    seated = stream.event()
+    game_join(game_id=game.pk, user=csilla)
+    started = stream.event()
+    stream.close()
+    assert (seated["event"], seated["data"]) == ("seated", {"game": game.pk})
+    assert (started["event"], started["data"]) == ("game_start", {"game": game.pk})
