@@ -172,3 +172,33 @@ def test_refusals_are_in_the_players_language(make_user: Any, api_for: Any) -> N
     illegal = api.post(f"/api/v1/games/{game.pk}/actions/", {"action": "draw deck", "seq": 0})
     assert illegal.status_code == 400
     assert illegal.json()["code"] == "illegal_action" and illegal.json()["engine_code"]
+
+
+def test_a_players_export_lists_their_tokens_never_a_secret(
+    make_user: Any, token_for: Any, tmp_path: Any
+) -> None:
+    import json
+
+    anna = make_user("anna")
+    secret = token_for(anna, name="my bot")
+    token_for(make_user("bela"), name="not hers")
+    target = tmp_path / "anna.json"
+    call_command("export_user_data", "anna@example.test", "--output", str(target))
+    text = target.read_text()
+    data = json.loads(text)
+    assert [t["name"] for t in data["api_tokens"]] == ["my bot"]
+    assert data["api_tokens"][0]["scopes"] == ["read", "play"]
+    assert secret not in text and ApiToken.objects.get(user=anna).digest not in text
+    assert data["bot_account"] is False
+
+
+def test_staff_see_tokens_in_the_admin_without_their_hash(make_user: Any, token_for: Any) -> None:
+    anna = make_user("anna")
+    token_for(anna, name="my bot")
+    staff = make_user("staff", is_staff=True, is_superuser=True)
+    admin = Client()
+    admin.force_login(staff)
+    listing = admin.get("/admin/api/apitoken/")
+    assert listing.status_code == 200
+    assert "my bot" in listing.content.decode()
+    assert ApiToken.objects.get().digest not in listing.content.decode()
