@@ -61,7 +61,9 @@ ACT_ERRORS = {
 READ_ERRORS = {**ERRORS, 404: OpenApiResponse(ErrorSerializer, description="no such thing")}
 
 
-def render(serializer: type[Serializer], data: Any, *, many: bool = False, code: int = 200):
+def render(
+    serializer: type[Serializer], data: Any, *, many: bool = False, code: int = 200
+) -> Response:
     return Response(serializer(data, many=many).data, status=code)
 
 

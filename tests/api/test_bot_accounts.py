@@ -15,6 +15,7 @@ from api.bot_accounts import account_make_bot
 from games.models import Event, Game
 from games.services import game_create, game_join
 from notifications.links import ActionLink
+from tournaments.models import Rating
 
 pytestmark = pytest.mark.django_db
 
@@ -79,3 +80,10 @@ def test_a_bot_account_is_shown_as_a_bot(make_user: Any, api_for: Any) -> None:
     assert [p["is_bot"] for p in seen["players"]] == [False, True]
     assert api_for(anna).get("/api/v1/players/robot/ratings/").json()["is_bot"] is True
     assert Game.objects.get(pk=game.pk).status == "running"
+    profile = _page(anna).get(reverse("player_profile", args=["robot"])).content.decode()
+    heading = profile[profile.index("<h1>") : profile.index("</h1>")]
+    assert ">bot<" in heading
+    Rating.objects.create(user=robot, kind="keltis", rating=1600, games=1)
+    board = _page(anna).get(reverse("leaderboard", args=["keltis"])).content.decode()
+    row = board[board.index(">robot<") :]
+    assert ">bot<" in row[: row.index("</td>")]
