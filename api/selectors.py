@@ -99,9 +99,13 @@ def open_games(user: Any, limit: int = 50) -> list[dict[str, Any]]:
 
 
 def game_detail(game: Game, user: Any) -> dict[str, Any]:
-    """One game as ``user`` may see it: records.md's view format, with the standing around it.
-    ``legal`` and a deadline only matter on my turn; ``seq`` is what an action must send."""
-    page = selectors.game_page(game=game, user=user, with_rated=False)
+    """One game as ``user`` may see it (``game_answer`` of its page)."""
+    return game_answer(selectors.game_page(game=game, user=user, with_rated=False))
+
+
+def game_answer(page: selectors.GamePage) -> dict[str, Any]:
+    """A game page as the API answers it: records.md's view format, with the standing around
+    it. ``legal`` and a deadline only matter on my turn; ``seq`` is what an action must send."""
     game = page.game
     running = game.status == GameStatus.RUNNING and not game.frozen
     deadline = game.deadline if running else None

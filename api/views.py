@@ -17,8 +17,8 @@ from rest_framework.serializers import Serializer
 from rest_framework.views import APIView
 
 from accounts.middleware import user_language
+from games import integrity, services
 from games import selectors as game_selectors
-from games import services
 from games.models import Game, GameKind
 from tournaments import leagues, rounds
 from tournaments.models import League, Tournament
@@ -158,7 +158,10 @@ class GameView(ApiView):
         responses={200: GameSerializer, **READ_ERRORS}, summary="One game", operation_id="game_read"
     )
     def get(self, request: Request, game_id: int) -> Response:
-        return render(GameSerializer, selectors.game_detail(_game(game_id), request.user))
+        page = game_selectors.game_page(game=_game(game_id), user=request.user, with_rated=False)
+        # as the game page does: a log that does not replay freezes the game for staff
+        integrity.freeze_if_unreplayable(page.unreplayable)
+        return render(GameSerializer, selectors.game_answer(page))
 
 
 class ActionView(ApiView):

@@ -150,3 +150,26 @@ def test_sign_up_and_withdraw_from_a_tournament(make_user: Any, api_for: Any) ->
     left = api.post(f"/api/v1/tournaments/{tournament.pk}/leave/")
     assert left.json()["signed_up"] is False
     assert api.get(f"/api/v1/tournaments/{tournament.pk}/").json()["standings"] == []
+
+
+def test_a_game_whose_log_does_not_replay_is_frozen_not_an_error(
+    make_user: Any, api_for: Any
+) -> None:
+    from games.models import Snapshot
+    from tests.games.tampering import set_action
+
+    anna = make_user("anna")
+    game = game_create(creator=anna, kind="keltis", player_count=2, bots=["greedy"])
+    api = api_for(anna)
+    seen = api.get(f"/api/v1/games/{game.pk}/").json()
+    api.post(f"/api/v1/games/{game.pk}/actions/", {"action": seen["legal"][0], "seq": 0})
+    set_action(game, 1, "play r99")  # a log the engine refuses
+    Snapshot.objects.filter(game=game).delete()  # so the page must replay it
+    answer = api.get(f"/api/v1/games/{game.pk}/")
+    assert answer.status_code == 200
+    assert answer.json()["frozen"] is True and answer.json()["legal"] == []
+    assert answer.json()["state"] is None
+    game.refresh_from_db()
+    assert game.frozen
+    refused = api.post(f"/api/v1/games/{game.pk}/actions/", {"action": "draw deck", "seq": 1})
+    assert refused.status_code == 409 and refused.json()["code"] == "frozen"
