@@ -231,3 +231,17 @@ def test_a_seat_taken_and_a_start_reach_my_stream(
     stream.close()
     assert (seated["event"], seated["data"]) == ("seated", {"game": game.pk})
     assert (started["event"], started["data"]) == ("game_start", {"game": game.pk})
+
+
+def test_the_example_bot_reads_the_stream(
+    stream_server: StreamServer, make_user: Any, token_for: Any
+) -> None:
+    import runpy
+
+    bot = runpy.run_path(str(Path(__file__).resolve().parents[2] / "examples" / "api_bot.py"))
+    game, users = _duel(make_user)
+    client = bot["Client"]("http://127.0.0.1:9", token_for(users[game.to_move]), stream_server.url)
+    events = bot["events"](client, None)
+    event_id, kind, data = next(events)
+    events.close()
+    assert (kind, data) == ("my_turn", {"game": game.pk, "seq": 0}) and int(event_id) > 0
