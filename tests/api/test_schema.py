@@ -46,3 +46,22 @@ def caller(live_server: Any, make_user: Any, settings: Any) -> dict[str, Any]:
 )  # fmt: skip
 def test_every_answer_matches_the_schema(case: Any, caller: dict[str, Any]) -> None:
     case.call_and_validate(base_url=caller["url"], headers=caller["headers"], checks=CHECKS)
+
+
+def test_the_schema_is_generated_without_warnings(tmp_path: Any) -> None:
+    from django.core.management import call_command
+
+    target = tmp_path / "schema.yml"
+    call_command("spectacular", "--fail-on-warn", "--validate", "--file", str(target))
+    text = target.read_text()
+    assert "/api/v1/games/{game_id}/actions/" in text and "bearerAuth" in text
+
+
+@pytest.mark.django_db
+def test_the_schema_and_docs_pages_are_served(client: Any) -> None:
+    assert client.get("/api/schema/?format=json").json()["info"]["title"] == "Keltis by mail API"
+    docs = client.get("/api/docs/")
+    assert docs.status_code == 200 and b"/static/drf_spectacular_sidecar/" in docs.content
+    assert b"<script>" not in docs.content and b"<style>" not in docs.content  # the CSP
+    script = client.get("/api/docs/?script=")
+    assert script.status_code == 200 and b"SwaggerUIBundle" in script.content
