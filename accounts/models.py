@@ -99,6 +99,8 @@ class User(AbstractUser):
     #: and delete signals: the game clock, which reads users with their seats, makes no
     #: vacation query for a player whose vacations are all behind (games.clock)
     vacations_end = models.DateTimeField(null=True, blank=True, editable=False)
+    #: a bot account (api.bot_accounts): plays only through the API, shown as a bot; for good
+    is_bot = models.BooleanField(_("bot account"), default=False, editable=False)
     #: the display name's keys (accounts.display_names.name_keys), kept by save(); empty with
     #: no display name. Each is unique: no two players have names that read alike. (The
     #: database default is for loaders that write rows directly, such as bench/scale.py.)

@@ -170,6 +170,8 @@ class SeatRow:
     is_viewer: bool
     score: int | None
     place: int | None
+    #: a person's account turned into a bot (it plays through the API): shown as a bot
+    bot_account: bool = False
 
 
 @dataclass(frozen=True)
@@ -250,6 +252,7 @@ def _rows(games: QuerySet[Game] | list[Game], *, viewer: Any, subject: Any = Non
                 is_viewer=viewer_id is not None and seat.user_id == viewer_id,
                 score=seat.score,
                 place=seat.place,
+                bot_account=bool(seat.user_id and seat.user.is_bot),
             )
             for seat in game.seats.all()
         ]

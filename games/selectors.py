@@ -41,6 +41,8 @@ class SeatInfo:
     bank_seconds: int = 0
     timeouts: int = 0
     retired: bool = False
+    #: a person's account turned into a bot (it plays through the API): shown as a bot
+    bot_account: bool = False
 
 
 @dataclass(frozen=True)
@@ -187,6 +189,7 @@ def _seat_infos(rows: list[Seat], viewer_id: int | None) -> list[SeatInfo]:
                 bank_seconds=seat.bank_seconds,
                 timeouts=seat.timeouts,
                 retired=seat.retired,
+                bot_account=bool(seat.user_id and seat.user.is_bot),
             )
         )
     return seats

@@ -77,6 +77,10 @@ INSTALLED_APPS = [
     "notifications",
     "tournaments",
     "live",
+    "rest_framework",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",  # Swagger UI's files, served from this site (the CSP)
+    "api",
 ]
 
 AUTH_USER_MODEL = "accounts.User"
@@ -523,3 +527,36 @@ ACCOUNT_RATE_LIMITS = {
 # Behind N reverse proxies of ours, the client IP is the N-th address from the right of
 # X-Forwarded-For; with 0 it is REMOTE_ADDR (which, behind a proxy, is the proxy's).
 ALLAUTH_TRUSTED_PROXY_COUNT: int = env.int("TRUSTED_PROXY_COUNT", default=0)
+
+# The public API (api/, docs/api.md): Django REST Framework under /api/v1/, a personal token
+# (Authorization: Bearer) or the site's session; every refusal is {"code", "message"}.
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "api.authentication.BearerTokenAuthentication",
+        "api.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["api.permissions.TokenScope"],
+    "DEFAULT_THROTTLE_CLASSES": ["api.throttling.TokenRateThrottle"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "EXCEPTION_HANDLER": "api.errors.exception_handler",
+    "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Keltis by mail API",
+    "DESCRIPTION": "Play Keltis and Keltis: the card game through programs. See docs/api.md.",
+    "VERSION": "1",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],
+    "SERVE_AUTHENTICATION": [],
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "COMPONENT_SPLIT_REQUEST": True,
+    "ENUM_NAME_OVERRIDES": {"GameKindEnum": "games.models.GameKind.choices"},
+}
+# Calls per token (per player for the site's session) in a fixed window: reads and actions
+# counted apart. Beyond it: 429 {"code": "rate_limited"}, nothing changed.
+API_READ_RATE_LIMIT: str = env.str("API_READ_RATE_LIMIT", default="300/m")
+API_PLAY_RATE_LIMIT: str = env.str("API_PLAY_RATE_LIMIT", default="60/m")

@@ -62,6 +62,12 @@ def game_act(request: HttpRequest, game_id: int) -> HttpResponse:
         return redirect_to_login(reverse("game_detail", args=[game_id]))
     if not ratelimit.hit("action-user", str(request.user.pk)):
         return too_many_actions(request)
+    if getattr(request.user, "is_bot", False):  # a bot account plays through the API only
+        get_object_or_404(Game, pk=game_id)
+        return HttpResponseForbidden(
+            _("A bot account plays through the API only: nothing was changed."),
+            content_type=TEXT,
+        )
     action = request.POST.get("action", "").strip()
     raw_seq = request.POST.get("seq", "")
     if not action:

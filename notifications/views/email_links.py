@@ -52,6 +52,10 @@ REFUSALS: dict[str, tuple[Any, Any]] = {
         gettext_lazy("This link is too old"),
         gettext_lazy("Links in turn emails last only for their turn; this one has expired."),
     ),
+    "bot_account": (
+        gettext_lazy("A bot account plays through the API"),
+        gettext_lazy("This seat is played by a bot account: its moves go through the API only."),
+    ),
     "no_game": (
         gettext_lazy("This game does not exist"),
         gettext_lazy("The game this link was made for is not here (any more)."),
@@ -186,6 +190,8 @@ def email_action(request: HttpRequest, token: str) -> HttpResponse:
             game_url=_game_url(game),
         )
         return render(request, "games/email_action.html", context)
+    if Seat.objects.filter(game=game, index=link.seat, user__is_bot=True).exists():
+        return _refused(request, "bot_account", game=game)
     try:
         result = action_submit(
             game_id=game.pk, seat=link.seat, action=link.action, expected_seq=link.seq

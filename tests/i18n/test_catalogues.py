@@ -28,7 +28,7 @@ from tests.i18n.catalogues import (
 ROOT = Path(settings.BASE_DIR)
 #: what makemessages reads: the apps and the templates (not tests, bench or the venv)
 SOURCES = [
-    "manage.py", "keltis_site", "accounts", "games", "notifications", "tournaments", "live",
+    "manage.py", "keltis_site", "accounts", "games", "notifications", "tournaments", "live", "api",
     "templates",
 ]
 

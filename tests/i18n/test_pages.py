@@ -109,6 +109,7 @@ def pages(site: dict[str, Any]) -> list[str]:
         "/accounts/settings/",
         "/settings/email/",
         "/settings/feeds/",
+        "/accounts/api/",
         "/leagues/",
         f"/leagues/{site['league'].pk}/",
         "/tournaments/",

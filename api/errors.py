@@ -1,0 +1,146 @@
+"""Every refusal of the API as ``{"code": "...", "message": "..."}``: a stable code for
+programs and the message in the player's language (the same words the pages use).
+
+``service_error`` maps the refusals of games' and tournaments' services; ``exception_handler``
+gives DRF's own refusals (authentication, scope, rate limit, bad input, not found) the same
+shape."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import Http404
+from django.utils.translation import gettext as _
+from rest_framework import exceptions, status
+from rest_framework.response import Response
+from rest_framework.views import exception_handler as drf_exception_handler
+
+from games import services as game_services
+from games.error_messages import service_error_text
+from tournaments.leagues import LeagueError
+from tournaments.rounds import TournamentError
+
+from .bot_accounts import BotAccountError
+from .tokens import TokenError
+
+
+class ApiError(exceptions.APIException):
+    """A refusal with its stable ``code``, HTTP status and worded message."""
+
+    def __init__(self, code: str, message: str, http_status: int = 400, **extra: Any) -> None:
+        self.status_code = http_status
+        self.code = code
+        self.extra = extra
+        super().__init__(detail=message, code=code)
+
+
+#: games.services' refusals: (stable code, HTTP status); the most specific class first
+GAME_ERRORS: list[tuple[type[Exception], str, int]] = [
+    (game_services.GameMovedOn, "stale_sequence", status.HTTP_409_CONFLICT),
+    (game_services.NotYourTurn, "not_your_turn", status.HTTP_409_CONFLICT),
+    (game_services.GameNotRunning, "not_running", status.HTTP_409_CONFLICT),
+    (game_services.GameFrozen, "frozen", status.HTTP_409_CONFLICT),
+    (game_services.NotYourSeat, "not_your_seat", status.HTTP_403_FORBIDDEN),
+    (game_services.ActionRejected, "illegal_action", status.HTTP_400_BAD_REQUEST),
+    (game_services.CannotJoin, "cannot_join", status.HTTP_409_CONFLICT),
+    (game_services.CreationLimitReached, "creation_limit", status.HTTP_409_CONFLICT),
+    (game_services.GameServiceError, "refused", status.HTTP_400_BAD_REQUEST),
+]
+
+#: the codes a program may meet, for the docs and the schema
+CODES = sorted(
+    {code for _cls, code, _st in GAME_ERRORS}
+    | {
+        "not_authenticated",
+        "invalid_token",
+        "missing_scope",
+        "forbidden",
+        "rate_limited",
+        "not_found",
+        "invalid",
+        "bad_request",
+        "method_not_allowed",
+        "not_acceptable",
+        "unsupported_media_type",
+        "league_refused",
+        "tournament_refused",
+        "token_refused",
+        "bot_refused",
+        "record_not_available",
+        "bot_account_only",
+    }
+)
+
+
+def service_error(exc: Exception) -> ApiError:
+    """The API's answer to a service's refusal."""
+    if isinstance(exc, game_services.GameServiceError):
+        for cls, code, http_status in GAME_ERRORS:
+            if isinstance(exc, cls):
+                extra = {}
+                if isinstance(exc, game_services.ActionRejected):
+                    extra["engine_code"] = exc.engine_code
+                return ApiError(code, service_error_text(exc), http_status, **extra)
+    if isinstance(exc, LeagueError):
+        return ApiError("league_refused", str(exc), status.HTTP_409_CONFLICT)
+    if isinstance(exc, TournamentError):
+        return ApiError("tournament_refused", str(exc), status.HTTP_409_CONFLICT)
+    if isinstance(exc, TokenError):
+        return ApiError("token_refused", str(exc), status.HTTP_400_BAD_REQUEST)
+    if isinstance(exc, BotAccountError):
+        return ApiError("bot_refused", str(exc), status.HTTP_409_CONFLICT)
+    raise exc
+
+
+def not_found() -> ApiError:
+    return ApiError("not_found", _("There is nothing at this address."), 404)
+
+
+_DRF_CODES: list[tuple[type[Exception], str]] = [
+    (exceptions.NotAuthenticated, "not_authenticated"),
+    (exceptions.AuthenticationFailed, "invalid_token"),
+    (exceptions.PermissionDenied, "forbidden"),
+    (exceptions.Throttled, "rate_limited"),
+    (exceptions.NotFound, "not_found"),
+    (exceptions.ValidationError, "invalid"),
+    (exceptions.ParseError, "bad_request"),
+    (exceptions.MethodNotAllowed, "method_not_allowed"),
+    (exceptions.NotAcceptable, "not_acceptable"),
+    (exceptions.UnsupportedMediaType, "unsupported_media_type"),
+]
+
+
+def _message(exc: exceptions.APIException) -> str:
+    if isinstance(exc, exceptions.NotAuthenticated):
+        return _("Send a personal API token: 'Authorization: Bearer <token>'.")
+    if isinstance(exc, exceptions.Throttled):
+        return _("Too many calls in a short time: nothing was changed. Please try again later.")
+    if isinstance(exc, exceptions.NotFound):
+        return _("There is nothing at this address.")
+    if isinstance(exc, exceptions.ValidationError):
+        return _("The request is not valid: nothing was changed.")
+    if isinstance(exc, (exceptions.MethodNotAllowed, exceptions.ParseError)):
+        return _("The request is not valid: nothing was changed.")
+    detail = exc.detail
+    if isinstance(detail, list | dict):
+        return _("The request is not valid: nothing was changed.")
+    return str(detail)
+
+
+def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    if isinstance(exc, Http404):
+        exc = exceptions.NotFound()
+    response = drf_exception_handler(exc, context)
+    if response is None:
+        return None
+    if isinstance(exc, ApiError):
+        body: dict[str, Any] = {"code": exc.code, "message": str(exc.detail), **exc.extra}
+    else:
+        code = next((c for cls, c in _DRF_CODES if isinstance(exc, cls)), "error")
+        if isinstance(exc, exceptions.PermissionDenied) and exc.get_codes() == "missing_scope":
+            code = "missing_scope"
+        body = {"code": code, "message": _message(exc)}  # type: ignore[arg-type]
+        if isinstance(exc, exceptions.ValidationError):
+            body["fields"] = exc.detail
+    response.data = body
+    return response

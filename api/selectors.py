@@ -1,0 +1,248 @@
+"""What the API answers, built from the site's own reads (games.selectors and listings,
+tournaments' selectors): plain dicts in the shape of api.serializers, nothing decided here that
+the pages decide elsewhere. Hidden cards: a game is read through ``games.selectors.game_page``,
+which gives a seated player their own view and anyone else the public one."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import Count, Q
+from django.utils import timezone
+
+from games import listings, selectors
+from games.models import Game, GameStatus
+from live.selectors import turn_count
+from tournaments import leagues, rounds
+from tournaments.models import League, Season, Tournament
+from tournaments.rating_selectors import LeaderboardRow, player_ratings
+
+from .models import ApiToken
+
+
+def ratings_of(user: Any) -> list[dict[str, Any]]:
+    return [
+        {
+            "kind": r.kind,
+            "rating": r.rating,
+            "highest": r.highest,
+            "games": r.games,
+            "provisional": r.provisional,
+        }
+        for r in player_ratings(user)
+    ]
+
+
+def me(user: Any, token: ApiToken | None) -> dict[str, Any]:
+    return {
+        "id": user.pk,
+        "username": user.username,
+        "name": user.public_name,
+        "language": user.language,
+        "time_zone": user.time_zone,
+        "is_bot": bool(user.is_bot),
+        "scopes": token.scope_list if token is not None else ["read", "play"],
+        "my_turn_games": turn_count(user_id=user.pk),
+        "ratings": ratings_of(user),
+    }
+
+
+def _seconds_left(deadline: Any) -> int | None:
+    if deadline is None:
+        return None
+    return max(0, int((deadline - timezone.now()).total_seconds()))
+
+
+def _player(seat: Any) -> dict[str, Any]:
+    return {
+        "seat": seat.index,
+        "name": seat.name,
+        "username": seat.username,
+        "is_bot": bool(seat.is_bot or seat.bot_account),
+        "score": seat.score,
+        "place": seat.place,
+    }
+
+
+def game_row(row: listings.GameRow) -> dict[str, Any]:
+    game = row.game
+    return {
+        "id": game.pk,
+        "kind": game.kind,
+        "status": game.status,
+        "player_count": game.player_count,
+        "players": [_player(p) for p in row.players],
+        "my_seat": row.viewer_seat.index if row.viewer_seat else None,
+        "my_turn": row.is_subject_turn,
+        "to_move": row.to_move.index if row.to_move else None,
+        "deadline": row.deadline,
+        "time_left": row.time_left,
+        "seconds_left": _seconds_left(row.deadline),
+        "days_per_move": game.days_per_move,
+        "rated": game.rated,
+        "frozen": game.frozen,
+    }
+
+
+def my_games(user: Any) -> dict[str, list[dict[str, Any]]]:
+    """Running (my turn first, least time left first), open, and the latest finished."""
+    return {
+        "running": [game_row(r) for r in listings.user_running_games(user=user)],
+        "open": [game_row(r) for r in listings.user_open_games(user=user)],
+        "finished": [game_row(r) for r in listings.user_finished_games(user=user)],
+    }
+
+
+def open_games(user: Any, limit: int = 50) -> list[dict[str, Any]]:
+    games = listings.lobby_open_games()[:limit]
+    return [game_row(r) for r in listings.open_game_rows(games, viewer=user)]
+
+
+def game_detail(game: Game, user: Any) -> dict[str, Any]:
+    """One game as ``user`` may see it (``game_answer`` of its page)."""
+    return game_answer(selectors.game_page(game=game, user=user, with_rated=False))
+
+
+def game_answer(page: selectors.GamePage) -> dict[str, Any]:
+    """A game page as the API answers it: records.md's view format, with the standing around
+    it. ``legal`` and a deadline only matter on my turn; ``seq`` is what an action must send."""
+    game = page.game
+    running = game.status == GameStatus.RUNNING and not game.frozen
+    deadline = game.deadline if running else None
+    my_turn = running and page.viewer_seat is not None and page.to_move == page.viewer_seat
+    return {
+        "id": game.pk,
+        "kind": game.kind,
+        "game": game.kind,
+        "status": game.status,
+        "player_count": game.player_count,
+        "players": [_player(s) for s in page.seats],
+        "my_seat": page.viewer_seat,
+        "my_turn": my_turn,
+        "to_move": page.to_move if running else None,
+        "deadline": deadline,
+        "time_left": listings.time_left_text(deadline, timezone.now()),
+        "seconds_left": _seconds_left(deadline),
+        "days_per_move": game.days_per_move,
+        "rated": game.rated,
+        "frozen": page.frozen,
+        "finished": page.finished,
+        "seq": game.seq,
+        "scores": page.scores,
+        "winners": page.winners,
+        "legal": page.legal,
+        "phase": page.phase,
+        "state": page.view,
+    }
+
+
+def leaderboard(rows: list[LeaderboardRow]) -> list[dict[str, Any]]:
+    return [
+        {
+            "rank": r.rank,
+            "username": r.username,
+            "name": r.name,
+            "is_bot": bool(r.user.is_bot),
+            "rating": r.rating,
+            "highest": r.highest,
+            "games": r.games,
+            "provisional": r.provisional,
+        }
+        for r in rows
+    ]
+
+
+def _season(season: Season | None) -> dict[str, Any] | None:
+    if season is None:
+        return None
+    return {
+        "number": season.number,
+        "status": season.status,
+        "starts_at": season.starts_at,
+        "ends_at": season.ends_at,
+    }
+
+
+def league_list(user: Any) -> list[dict[str, Any]]:
+    return [_league(row) for row in leagues.league_rows(leagues.active_leagues(), viewer=user)]
+
+
+def _league(row: leagues.LeagueRow) -> dict[str, Any]:
+    league = row.league
+    return {
+        "id": league.pk,
+        "name": league.name,
+        "kind": league.kind,
+        "band": str(leagues.band_label(league)),
+        "active": league.active,
+        "members": row.members,
+        "season": _season(row.season),
+        "member": row.membership is not None,
+        "max_games": row.membership.max_games if row.membership else None,
+    }
+
+
+def league_detail(league: League, user: Any) -> dict[str, Any]:
+    counted = League.objects.filter(pk=league.pk).annotate(
+        member_count=Count("members", filter=Q(members__active=True))
+    )
+    row = leagues.league_rows(counted, viewer=user)[0]
+    data = _league(row)
+    season = row.season
+    data["standings"] = [
+        {
+            "rank": s.rank,
+            "username": s.username,
+            "name": s.name,
+            "points": s.points,
+            "games": s.games,
+            "wins": s.wins,
+            "running": s.running,
+        }
+        for s in (leagues.standings(season) if season else [])
+    ]
+    return data
+
+
+def tournament_list(user: Any, limit: int = 100) -> list[dict[str, Any]]:
+    tournaments = (
+        Tournament.objects.annotate(player_count=Count("players"))
+        .exclude(status=Tournament.Status.CANCELLED)
+        .order_by("-signup_until", "-pk")[:limit]
+    )
+    mine = set(Tournament.objects.filter(players__user=user).values_list("pk", flat=True))
+    return [_tournament(t, t.pk in mine) for t in tournaments]
+
+
+def _tournament(t: Tournament, signed_up: bool) -> dict[str, Any]:
+    return {
+        "id": t.pk,
+        "name": t.name,
+        "kind": t.kind,
+        "format": t.format,
+        "status": t.status,
+        "signup_until": t.signup_until,
+        "table_size": t.table_size,
+        "players": t.player_count,
+        "signed_up": signed_up,
+    }
+
+
+def tournament_detail(tournament: Tournament, user: Any) -> dict[str, Any]:
+    tournament.player_count = tournament.players.count()
+    signed_up = tournament.players.filter(user=user).exists()
+    data = _tournament(tournament, signed_up)
+    data["standings"] = [
+        {
+            "rank": s.rank,
+            "username": s.user.username,
+            "name": s.user.public_name,
+            "points": s.points,
+            "buchholz": s.buchholz,
+            "games": s.games,
+            "byes": s.byes,
+            "eliminated": s.eliminated,
+        }
+        for s in rounds.tournament_standings(tournament)
+    ]
+    return data

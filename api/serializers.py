@@ -1,0 +1,205 @@
+"""The API's answers and requests, as DRF serializers: they render every answer and are what
+drf-spectacular writes into the OpenAPI schema (so schema and answers cannot drift apart)."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from games.models import DAYS_PER_MOVE_CHOICES, BotKind, GameKind, GameStatus
+
+from .errors import CODES
+from .models import Scope
+
+
+class ErrorSerializer(serializers.Serializer):
+    code = serializers.ChoiceField(choices=CODES, help_text="stable: programs branch on it")
+    message = serializers.CharField(help_text="in the player's language")
+    engine_code = serializers.CharField(required=False, help_text="illegal_action: the rule")
+    fields = serializers.JSONField(required=False, help_text="invalid: the fields' errors")
+
+
+class RatingSerializer(serializers.Serializer):
+    kind = serializers.ChoiceField(choices=GameKind.choices)
+    rating = serializers.FloatField()
+    highest = serializers.FloatField()
+    games = serializers.IntegerField()
+    provisional = serializers.BooleanField()
+
+
+class MeSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    username = serializers.CharField()
+    name = serializers.CharField()
+    language = serializers.CharField()
+    time_zone = serializers.CharField()
+    is_bot = serializers.BooleanField()
+    scopes = serializers.ListField(child=serializers.ChoiceField(choices=Scope.choices))
+    my_turn_games = serializers.IntegerField()
+    ratings = RatingSerializer(many=True)
+
+
+class PlayerSerializer(serializers.Serializer):
+    seat = serializers.IntegerField()
+    name = serializers.CharField()
+    username = serializers.CharField(allow_null=True, help_text="null for a bot seat")
+    is_bot = serializers.BooleanField(help_text="a bot seat or a bot account")
+    score = serializers.IntegerField(allow_null=True)
+    place = serializers.IntegerField(allow_null=True)
+
+
+class GameSummarySerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    kind = serializers.ChoiceField(choices=GameKind.choices)
+    status = serializers.ChoiceField(choices=GameStatus.choices)
+    player_count = serializers.IntegerField()
+    players = PlayerSerializer(many=True)
+    my_seat = serializers.IntegerField(allow_null=True)
+    my_turn = serializers.BooleanField()
+    to_move = serializers.IntegerField(allow_null=True)
+    deadline = serializers.DateTimeField(allow_null=True)
+    time_left = serializers.CharField(help_text="the time left in words ('' without a deadline)")
+    seconds_left = serializers.IntegerField(allow_null=True)
+    days_per_move = serializers.IntegerField()
+    rated = serializers.BooleanField()
+    frozen = serializers.BooleanField()
+
+
+class GameListSerializer(serializers.Serializer):
+    running = GameSummarySerializer(many=True, help_text="my turn first, least time left first")
+    open = GameSummarySerializer(many=True)
+    finished = GameSummarySerializer(many=True, help_text="the latest")
+
+
+class GameSerializer(GameSummarySerializer):
+    """records.md's view format (game, finished, to_move, scores, winners, legal, state) with
+    the game's standing around it."""
+
+    game = serializers.ChoiceField(choices=GameKind.choices)
+    finished = serializers.BooleanField()
+    seq = serializers.IntegerField(help_text="send it with an action: the move you saw")
+    scores = serializers.ListField(child=serializers.IntegerField())
+    winners = serializers.ListField(child=serializers.IntegerField())
+    legal = serializers.ListField(
+        child=serializers.CharField(), help_text="my legal actions, only when it is my turn"
+    )
+    phase = serializers.CharField(allow_null=True)
+    state = serializers.JSONField(
+        allow_null=True, help_text="the engine's view as I may see it (null before the start)"
+    )
+
+
+class ActionInSerializer(serializers.Serializer):
+    action = serializers.CharField(max_length=40, help_text="records.md notation: 'play r7'")
+    seq = serializers.IntegerField(min_value=0, help_text="the game's seq you saw")
+
+
+class ActionOutSerializer(serializers.Serializer):
+    applied = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="the action, then any step the site took for you (the only pile to draw)",
+    )
+    game = GameSerializer()
+
+
+class GameCreateSerializer(serializers.Serializer):
+    kind = serializers.ChoiceField(choices=GameKind.choices)
+    players = serializers.IntegerField(min_value=2, max_value=4)
+    bots = serializers.ListField(
+        child=serializers.ChoiceField(choices=BotKind.choices), required=False, max_length=3
+    )
+    days_per_move = serializers.ChoiceField(
+        choices=[d for d, _ in DAYS_PER_MOVE_CHOICES], required=False
+    )
+    options = serializers.DictField(child=serializers.BooleanField(), required=False)
+    rated = serializers.BooleanField(required=False)
+
+
+class RecordSerializer(serializers.Serializer):
+    format = serializers.IntegerField()
+    game = serializers.ChoiceField(choices=GameKind.choices)
+    players = serializers.ListField(child=serializers.CharField())
+    options = serializers.DictField(child=serializers.BooleanField())
+    setup = serializers.JSONField()
+    actions = serializers.ListField(child=serializers.CharField())
+
+
+class LeaderboardRowSerializer(serializers.Serializer):
+    rank = serializers.IntegerField()
+    username = serializers.CharField()
+    name = serializers.CharField()
+    is_bot = serializers.BooleanField()
+    rating = serializers.FloatField()
+    highest = serializers.FloatField()
+    games = serializers.IntegerField()
+    provisional = serializers.BooleanField()
+
+
+class PlayerRatingsSerializer(serializers.Serializer):
+    username = serializers.CharField()
+    name = serializers.CharField()
+    is_bot = serializers.BooleanField()
+    ratings = RatingSerializer(many=True)
+
+
+class SeasonSerializer(serializers.Serializer):
+    number = serializers.IntegerField()
+    status = serializers.CharField()
+    starts_at = serializers.DateTimeField()
+    ends_at = serializers.DateTimeField()
+
+
+class LeagueSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    kind = serializers.ChoiceField(choices=GameKind.choices)
+    band = serializers.CharField()
+    active = serializers.BooleanField()
+    members = serializers.IntegerField()
+    season = SeasonSerializer(allow_null=True)
+    member = serializers.BooleanField(help_text="whether I am a member")
+    max_games = serializers.IntegerField(allow_null=True)
+
+
+class LeagueStandingSerializer(serializers.Serializer):
+    rank = serializers.IntegerField()
+    username = serializers.CharField()
+    name = serializers.CharField()
+    points = serializers.FloatField()
+    games = serializers.IntegerField()
+    wins = serializers.IntegerField()
+    running = serializers.IntegerField()
+
+
+class LeagueDetailSerializer(LeagueSerializer):
+    standings = LeagueStandingSerializer(many=True, help_text="of the running season")
+
+
+class LeagueJoinSerializer(serializers.Serializer):
+    max_games = serializers.IntegerField(min_value=1, max_value=20, required=False)
+
+
+class TournamentSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    kind = serializers.ChoiceField(choices=GameKind.choices)
+    format = serializers.CharField()
+    status = serializers.CharField()
+    signup_until = serializers.DateTimeField()
+    table_size = serializers.IntegerField()
+    players = serializers.IntegerField()
+    signed_up = serializers.BooleanField()
+
+
+class TournamentStandingSerializer(serializers.Serializer):
+    rank = serializers.IntegerField()
+    username = serializers.CharField()
+    name = serializers.CharField()
+    points = serializers.FloatField()
+    buchholz = serializers.FloatField()
+    games = serializers.IntegerField()
+    byes = serializers.IntegerField()
+    eliminated = serializers.BooleanField()
+
+
+class TournamentDetailSerializer(TournamentSerializer):
+    standings = TournamentStandingSerializer(many=True)

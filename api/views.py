@@ -1,0 +1,398 @@
+"""The API's endpoints under /api/v1/: thin, as the pages' views are. Reads come from
+api.selectors (over the site's selectors), writes from the site's services, refusals become
+``{"code", "message"}`` (api.errors)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.shortcuts import get_object_or_404
+from django.utils import translation
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.serializers import Serializer
+from rest_framework.views import APIView
+
+from accounts.middleware import user_language
+from games import integrity, services
+from games import selectors as game_selectors
+from games.models import Game, GameKind
+from tournaments import leagues, rounds
+from tournaments.models import League, Tournament
+from tournaments.rating_selectors import leaderboard
+
+from . import selectors
+from .errors import ApiError, not_found, service_error
+from .models import ApiToken
+from .serializers import (
+    ActionInSerializer,
+    ActionOutSerializer,
+    ErrorSerializer,
+    GameCreateSerializer,
+    GameListSerializer,
+    GameSerializer,
+    GameSummarySerializer,
+    LeaderboardRowSerializer,
+    LeagueDetailSerializer,
+    LeagueJoinSerializer,
+    LeagueSerializer,
+    MeSerializer,
+    PlayerRatingsSerializer,
+    RecordSerializer,
+    TournamentDetailSerializer,
+    TournamentSerializer,
+)
+
+#: the refusals every endpoint may answer
+ERRORS = {
+    401: OpenApiResponse(ErrorSerializer, description="no token, or not a valid one"),
+    403: OpenApiResponse(ErrorSerializer, description="the token lacks the scope"),
+    429: OpenApiResponse(ErrorSerializer, description="rate limited"),
+}
+ACT_ERRORS = {
+    **ERRORS,
+    400: OpenApiResponse(ErrorSerializer, description="refused: nothing was changed"),
+    404: OpenApiResponse(ErrorSerializer, description="no such thing"),
+    409: OpenApiResponse(ErrorSerializer, description="refused: nothing was changed"),
+}
+READ_ERRORS = {**ERRORS, 404: OpenApiResponse(ErrorSerializer, description="no such thing")}
+
+
+def render(
+    serializer: type[Serializer], data: Any, *, many: bool = False, code: int = 200
+) -> Response:
+    return Response(serializer(data, many=many).data, status=code)
+
+
+class ApiView(APIView):
+    """Answers in the player's saved language (as their emails are), whichever way they came
+    in: a token call has no session for accounts.middleware to read."""
+
+    def perform_authentication(self, request: Request) -> None:
+        super().perform_authentication(request)  # before scopes and limits: their refusals too
+        language = user_language(request.user)
+        if language:
+            translation.activate(language)
+            request.LANGUAGE_CODE = language
+
+    def token(self, request: Request) -> ApiToken | None:
+        return request.auth if isinstance(request.auth, ApiToken) else None
+
+
+def _valid(serializer_class: type[Serializer], request: Request) -> dict[str, Any]:
+    serializer = serializer_class(data=request.data)
+    serializer.is_valid(raise_exception=True)
+    return dict(serializer.validated_data)
+
+
+def _game(game_id: int) -> Game:
+    return get_object_or_404(Game.objects.select_related("snapshot"), pk=game_id)
+
+
+class NotFoundView(ApiView):
+    """No endpoint at this address: the API's own 404, whoever asks."""
+
+    authentication_classes = ()
+    permission_classes = ()
+    throttle_classes = ()
+    schema = None
+
+    def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
+        super().initial(request, *args, **kwargs)
+        raise not_found()
+
+
+# -- me -----------------------------------------------------------------------------------------
+class MeView(ApiView):
+    @extend_schema(responses={200: MeSerializer, **ERRORS}, summary="Me", operation_id="me")
+    def get(self, request: Request) -> Response:
+        return render(MeSerializer, selectors.me(request.user, self.token(request)))
+
+
+# -- games --------------------------------------------------------------------------------------
+class GamesView(ApiView):
+    @extend_schema(
+        responses={200: GameListSerializer, **ERRORS}, summary="My games", operation_id="games_mine"
+    )
+    def get(self, request: Request) -> Response:
+        return render(GameListSerializer, selectors.my_games(request.user))
+
+    @extend_schema(
+        request=GameCreateSerializer,
+        responses={201: GameSerializer, **ACT_ERRORS},
+        summary="Create a game",
+        operation_id="game_create",
+    )
+    def post(self, request: Request) -> Response:
+        data = _valid(GameCreateSerializer, request)
+        try:
+            game = services.game_create(
+                creator=request.user,
+                kind=data["kind"],
+                player_count=data["players"],
+                options=data.get("options") or {},
+                days_per_move=data.get("days_per_move", 3),
+                bots=data.get("bots") or [],
+                rated=data.get("rated"),
+            )
+        except services.GameServiceError as exc:
+            raise service_error(exc) from None
+        return render(GameSerializer, selectors.game_detail(_game(game.pk), request.user), code=201)
+
+
+class OpenGamesView(ApiView):
+    @extend_schema(
+        responses={200: GameSummarySerializer(many=True), **ERRORS},
+        summary="Games to join",
+        operation_id="games_open",
+    )
+    def get(self, request: Request) -> Response:
+        return render(GameSummarySerializer, selectors.open_games(request.user), many=True)
+
+
+class GameView(ApiView):
+    @extend_schema(
+        responses={200: GameSerializer, **READ_ERRORS}, summary="One game", operation_id="game_read"
+    )
+    def get(self, request: Request, game_id: int) -> Response:
+        page = game_selectors.game_page(game=_game(game_id), user=request.user, with_rated=False)
+        # as the game page does: a log that does not replay freezes the game for staff
+        integrity.freeze_if_unreplayable(page.unreplayable)
+        return render(GameSerializer, selectors.game_answer(page))
+
+
+class ActionView(ApiView):
+    @extend_schema(
+        request=ActionInSerializer,
+        responses={200: ActionOutSerializer, **ACT_ERRORS},
+        summary="Take an action",
+        operation_id="game_act",
+        description="Through the site's one path of every action: seat, turn, the seq you saw "
+        "(stale_sequence when the game has moved on) and the rules are checked.",
+    )
+    def post(self, request: Request, game_id: int) -> Response:
+        data = _valid(ActionInSerializer, request)
+        game = _game(game_id)
+        try:
+            result = services.action_submit(
+                game_id=game.pk,
+                seat=None,
+                action=data["action"].strip(),
+                expected_seq=data["seq"],
+                user=request.user,
+            )
+        except services.GameServiceError as exc:
+            raise service_error(exc) from None
+        applied = [result.event.action, *(e.action for e in result.automatic)]
+        detail = selectors.game_detail(_game(game_id), request.user)
+        return render(ActionOutSerializer, {"applied": applied, "game": detail})
+
+
+class GameJoinView(ApiView):
+    @extend_schema(
+        request=None,
+        responses={200: GameSerializer, **ACT_ERRORS},
+        summary="Join",
+        operation_id="game_join",
+    )
+    def post(self, request: Request, game_id: int) -> Response:
+        game = _game(game_id)
+        try:
+            services.game_join(game_id=game.pk, user=request.user)
+        except services.GameServiceError as exc:
+            raise service_error(exc) from None
+        return render(GameSerializer, selectors.game_detail(_game(game_id), request.user))
+
+
+class GameLeaveView(ApiView):
+    @extend_schema(
+        request=None,
+        responses={200: GameSerializer, **ACT_ERRORS},
+        summary="Leave",
+        operation_id="game_leave",
+    )
+    def post(self, request: Request, game_id: int) -> Response:
+        game = _game(game_id)
+        try:
+            services.game_leave(game_id=game.pk, user=request.user)
+        except services.GameServiceError as exc:
+            raise service_error(exc) from None
+        return render(GameSerializer, selectors.game_detail(_game(game_id), request.user))
+
+
+class RecordView(ApiView):
+    @extend_schema(
+        responses={200: RecordSerializer, **READ_ERRORS},
+        summary="A finished game's record",
+        operation_id="game_record",
+    )
+    def get(self, request: Request, game_id: int) -> Response:
+        game = _game(game_id)
+        try:
+            record = game_selectors.game_record(game=game)
+        except game_selectors.RecordNotAvailable:
+            raise ApiError(
+                "record_not_available",
+                translation.gettext(
+                    "The record of a game can be downloaded once the game has finished: "
+                    "it shows every hand and the order of the deck."
+                ),
+                status.HTTP_403_FORBIDDEN,
+            ) from None
+        return render(RecordSerializer, record)
+
+
+# -- ratings ------------------------------------------------------------------------------------
+KIND = OpenApiParameter("kind", str, OpenApiParameter.PATH, enum=list(GameKind.values))
+
+
+class LeaderboardView(ApiView):
+    @extend_schema(
+        parameters=[KIND],
+        responses={200: LeaderboardRowSerializer(many=True), **READ_ERRORS},
+        summary="Leaderboard",
+        operation_id="leaderboard",
+    )
+    def get(self, request: Request, kind: str) -> Response:
+        if kind not in GameKind.values:
+            raise ApiError("not_found", translation.gettext("Unknown game."), 404)
+        return render(LeaderboardRowSerializer, selectors.leaderboard(leaderboard(kind)), many=True)
+
+
+class PlayerRatingsView(ApiView):
+    @extend_schema(
+        responses={200: PlayerRatingsSerializer, **READ_ERRORS},
+        summary="Ratings",
+        operation_id="player_ratings",
+    )
+    def get(self, request: Request, username: str) -> Response:
+        user = get_object_or_404(get_user_model(), username=username, is_active=True)
+        return render(
+            PlayerRatingsSerializer,
+            {
+                "username": user.username,
+                "name": user.public_name,
+                "is_bot": user.is_bot,
+                "ratings": selectors.ratings_of(user),
+            },
+        )
+
+
+# -- leagues ------------------------------------------------------------------------------------
+class LeaguesView(ApiView):
+    @extend_schema(
+        responses={200: LeagueSerializer(many=True), **ERRORS},
+        summary="Leagues",
+        operation_id="leagues",
+    )
+    def get(self, request: Request) -> Response:
+        return render(LeagueSerializer, selectors.league_list(request.user), many=True)
+
+
+class LeagueView(ApiView):
+    @extend_schema(
+        responses={200: LeagueDetailSerializer, **READ_ERRORS},
+        summary="A league, standings",
+        operation_id="league_read",
+    )
+    def get(self, request: Request, league_id: int) -> Response:
+        league = get_object_or_404(League, pk=league_id)
+        return render(LeagueDetailSerializer, selectors.league_detail(league, request.user))
+
+
+class LeagueJoinView(ApiView):
+    @extend_schema(
+        request=LeagueJoinSerializer,
+        responses={200: LeagueDetailSerializer, **ACT_ERRORS},
+        summary="Join a league",
+        operation_id="league_join",
+    )
+    def post(self, request: Request, league_id: int) -> Response:
+        data = _valid(LeagueJoinSerializer, request)
+        league = get_object_or_404(League, pk=league_id)
+        try:
+            leagues.league_join(
+                league_id=league.pk, user=request.user, max_games=data.get("max_games", 2)
+            )
+        except leagues.LeagueError as exc:
+            raise service_error(exc) from None
+        return render(LeagueDetailSerializer, selectors.league_detail(league, request.user))
+
+
+class LeagueLeaveView(ApiView):
+    @extend_schema(
+        request=None,
+        responses={200: LeagueDetailSerializer, **ACT_ERRORS},
+        summary="Leave",
+        operation_id="league_leave",
+    )
+    def post(self, request: Request, league_id: int) -> Response:
+        league = get_object_or_404(League, pk=league_id)
+        try:
+            leagues.league_leave(league_id=league.pk, user=request.user)
+        except leagues.LeagueError as exc:
+            raise service_error(exc) from None
+        return render(LeagueDetailSerializer, selectors.league_detail(league, request.user))
+
+
+# -- tournaments --------------------------------------------------------------------------------
+class TournamentsView(ApiView):
+    @extend_schema(
+        responses={200: TournamentSerializer(many=True), **ERRORS},
+        summary="Tournaments",
+        operation_id="tournaments",
+    )
+    def get(self, request: Request) -> Response:
+        return render(TournamentSerializer, selectors.tournament_list(request.user), many=True)
+
+
+class TournamentView(ApiView):
+    @extend_schema(
+        responses={200: TournamentDetailSerializer, **READ_ERRORS},
+        summary="A tournament, standings",
+        operation_id="tournament_read",
+    )
+    def get(self, request: Request, tournament_id: int) -> Response:
+        tournament = get_object_or_404(Tournament, pk=tournament_id)
+        return render(
+            TournamentDetailSerializer, selectors.tournament_detail(tournament, request.user)
+        )
+
+
+class TournamentJoinView(ApiView):
+    @extend_schema(
+        request=None,
+        responses={200: TournamentDetailSerializer, **ACT_ERRORS},
+        summary="Sign up",
+        operation_id="tournament_join",
+    )
+    def post(self, request: Request, tournament_id: int) -> Response:
+        tournament = get_object_or_404(Tournament, pk=tournament_id)
+        try:
+            rounds.tournament_signup(tournament_id=tournament.pk, user=request.user)
+        except rounds.TournamentError as exc:
+            raise service_error(exc) from None
+        return render(
+            TournamentDetailSerializer, selectors.tournament_detail(tournament, request.user)
+        )
+
+
+class TournamentLeaveView(ApiView):
+    @extend_schema(
+        request=None,
+        responses={200: TournamentDetailSerializer, **ACT_ERRORS},
+        summary="Withdraw",
+        operation_id="tournament_leave",
+    )
+    def post(self, request: Request, tournament_id: int) -> Response:
+        tournament = get_object_or_404(Tournament, pk=tournament_id)
+        try:
+            rounds.tournament_withdraw(tournament_id=tournament.pk, user=request.user)
+        except rounds.TournamentError as exc:
+            raise service_error(exc) from None
+        return render(
+            TournamentDetailSerializer, selectors.tournament_detail(tournament, request.user)
+        )
