@@ -171,6 +171,47 @@ def test_a_whole_turn_by_taps(live_server: Any, browser: Any, make_user: Any, ki
         page.context.close()
 
 
+def test_a_chosen_card_lights_where_it_goes_and_a_tap_there_plays_it(
+    live_server: Any, browser: Any, make_user: Any
+) -> None:
+    """The card game: a tapped card lights your own row it is laid in and the pile it would be
+    discarded on (nothing else); a tap on the lit row lays it."""
+    game, anna, bela = two_people(make_user, "keltis-cards")
+    seat = game.to_move
+    page = logged_in(browser, live_server.url, [anna, bela][seat])
+    page.goto(f"{live_server.url}/games/{game.pk}/")
+    picks = page.locator(".hand-pick")
+    for index in range(picks.count()):
+        card = picks.nth(index).get_attribute("data-card")
+        group = page.locator(f'.action-group[data-card="{card}"]')
+        lays = group.locator('button[data-place^="row:"]')
+        if lays.count() == 1:
+            break
+    else:
+        raise AssertionError("no card of the hand has one lay")
+    assert page.locator(".place-target").count() == 0
+    picks.nth(index).click()
+    row = lays.get_attribute("data-place").split(":")[1]
+    piles = [
+        group.locator('button[data-place^="pile:"]').nth(i).get_attribute("data-place")
+        for i in range(group.locator('button[data-place^="pile:"]').count())
+    ]
+    lit = page.evaluate(
+        "Array.from(document.querySelectorAll('.place-target'), (e) => e.className)"
+    )
+    assert len(lit) == 1 + len(piles), lit
+    assert page.locator(f".player-me .column-{row}.place-target").count() == 1
+    for pile in piles:
+        assert page.locator(f".piles .pile-{pile.split(':')[1]}.place-target").count() == 1
+    lay = lays.locator("xpath=..").locator("input[name=action]").get_attribute("value")
+    page.click(f".player-me .column-{row} th")
+    page.wait_for_load_state()
+    first = Event.objects.filter(game=game, seat=seat).order_by("seq").first()
+    assert first is not None and first.action == lay
+    shot(page, "cards-after-a-tap-on-the-row")
+    page.context.close()
+
+
 def finished_game(make_user: Any) -> Game:
     anna = make_user("anna")
     game = game_create(creator=anna, kind="keltis", player_count=2, bots=["greedy"])
