@@ -110,3 +110,26 @@ def test_each_language_has_its_own_board(make_user: Any) -> None:
 def test_a_hand_cannot_be_keyed_without_its_viewer() -> None:
     with pytest.raises(ValueError, match="viewer"):
         drawing_key("hand", game_id=1, seq=1, language="en", names=["a"], viewer_seat=0)
+
+
+#: games/_card.html as it was, included once per card before card_chip wrote the chip in Python
+CARD_TEMPLATE = (
+    '<span class="kcard {{ c.css }}" title="{{ c.name }}" data-card="{{ c.card }}">'
+    '<span class="vh">{{ c.name }}</span><span aria-hidden="true">{{ c.text }}</span></span>'
+)
+
+
+@pytest.mark.parametrize("language", ["en", "hu", "pl", "cs", "sk", "ru", "de"])
+def test_a_card_chip_written_in_python_is_the_templates_byte_for_byte(language: str) -> None:
+    from django.template import Context, Template
+    from django.utils import translation
+
+    from games.engine.cards import CARDS
+    from games.presenters.cards import chip
+    from games.templatetags.card_chips import card_chip
+
+    template = Template(CARD_TEMPLATE)
+    with translation.override(language):
+        for code in [*CARDS, "W3", "??"]:
+            c = chip(code)
+            assert card_chip(c) == template.render(Context({"c": c})), code
