@@ -133,3 +133,18 @@ def test_a_card_chip_written_in_python_is_the_templates_byte_for_byte(language: 
         for code in [*CARDS, "W3", "??"]:
             c = chip(code)
             assert card_chip(c) == template.render(Context({"c": c})), code
+
+
+def test_a_cached_board_is_not_worked_out_again(make_user: Any, monkeypatch: Any) -> None:
+    from games.presenters import table
+
+    game, (anna, _bela) = duel(make_user)
+    page(anna, game)  # drawn and stored
+    calls = []
+    original = table.board_svg
+    monkeypatch.setattr(table, "board_svg", lambda *a: calls.append(1) or original(*a))
+    page(anna, game)
+    assert calls == []  # the cached drawing needs no coordinates
+    move(game, [anna, _bela])
+    page(anna, game)
+    assert calls == [1]  # a new position: worked out once
