@@ -29,18 +29,32 @@ def game_change(game_id: int) -> GameChange | None:
     )
 
 
-def page_marks(*, user_id: int | None, game_id: int | None) -> dict[int, tuple[int, str, int]]:
-    """(seq, status, seats) of the game the page shows and of the viewer's open and running
-    games: two queries at most."""
+def page_marks(
+    *, user_id: int | None, game_id: int | None, lobby: bool = False
+) -> dict[int, tuple[int, str, int]]:
+    """(seq, status, seats) of the game the page shows, of the viewer's open and running games
+    and, on the lobby, of every open game: two queries at most."""
     games = Game.objects.none()
     if user_id is not None:
         games = Game.objects.filter(seats__user_id=user_id, status__in=ACTIVE)
     if game_id is not None:
         games = games | Game.objects.filter(pk=game_id)
+    if lobby:
+        games = games | Game.objects.filter(status=GameStatus.OPEN)
     rows = games.distinct().annotate(seat_count=Count("seats", distinct=True)).values_list(
         "pk", "seq", "status", "seat_count"
     )
     return {pk: (seq, status, seats) for pk, seq, status, seats in rows}
+
+
+def kept_mark(change: GameChange, *, user_id: int | None, game_id: int | None, lobby: bool) -> bool:
+    """Whether ``page_marks`` would now read the changed game (a stream keeps its marks by the
+    changes it hears, with no query)."""
+    if change.game == game_id:
+        return True
+    if change.status in ACTIVE and user_id is not None and user_id in change.users:
+        return True
+    return lobby and change.status == GameStatus.OPEN
 
 
 def turn_count(*, user_id: int) -> int:

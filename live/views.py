@@ -1,11 +1,12 @@
 """The event stream a live page listens to: Server-Sent Events, served by the ASGI process.
 
-``GET /live/events/?game=G&since=ID``: the changes of game G (public: anyone who may see its
-page may hear them) and, for a logged-in player, of their open and running games. Each event is
-``change`` with the id of what the page now depends on (``messages.state_id``) and the public
-part of the message. ``since`` (or the Last-Event-ID header of a browser's own reconnect) is
-the id the page was rendered with, or last heard: when it differs from the id now, a first
-``change`` tells the page to catch up at once.
+``GET /live/events/?game=G&lobby=1&since=ID``: the changes of game G (public: anyone who may
+see its page may hear them), with ``lobby=1`` those of every open game and of each that stops
+being open (the lobby's list, public too), and, for a logged-in player, of their open and
+running games. Each event is ``change`` with the id of what the page now depends on
+(``messages.state_id``) and the public part of the message. ``since`` (or the Last-Event-ID
+header of a browser's own reconnect) is the id the page was rendered with, or last heard: when
+it differs from the id now, a first ``change`` tells the page to catch up at once.
 """
 
 from __future__ import annotations
@@ -25,10 +26,11 @@ from django.http import (
 )
 
 from games import presence
+from games.models import GameStatus
 
 from .hub import Subscription, hub
 from .messages import GameChange, state_id
-from .selectors import ACTIVE, page_marks
+from .selectors import kept_mark, page_marks
 
 Marks = dict[int, tuple[int, str, int]]
 
@@ -63,10 +65,8 @@ class _Presence:
             await presence.aunmark(self.game_id, self.user_id)
 
 
-async def _stream(
-    sub: Subscription, marks: Marks, since: str, game_id: int | None
-) -> AsyncIterator[str]:
-    watching = _Presence(sub.user_id, game_id)
+async def _stream(sub: Subscription, marks: Marks, since: str) -> AsyncIterator[str]:
+    watching = _Presence(sub.user_id, sub.game_id)
     try:
         await watching.renew()
         yield f"retry: {settings.LIVE_RETRY_MS}\n\n"
@@ -85,16 +85,16 @@ async def _stream(
             await watching.renew()
             if change is None:
                 return
-            _update(marks, change, game_id)
+            _update(marks, change, sub)
             yield _event(state_id(marks.items()), change.public())
     finally:
         hub.unsubscribe(sub)
         await watching.end()
 
 
-def _update(marks: Marks, change: GameChange, game_id: int | None) -> None:
+def _update(marks: Marks, change: GameChange, sub: Subscription) -> None:
     """The marks as ``page_marks`` would read them now (no query per change and stream)."""
-    if change.game == game_id or change.status in ACTIVE:
+    if kept_mark(change, user_id=sub.user_id, game_id=sub.game_id, lobby=sub.lobby):
         marks[change.game] = change.mark
     else:
         marks.pop(change.game, None)
@@ -117,21 +117,22 @@ async def events(request: HttpRequest) -> HttpResponse:
         game_id = int(raw_game) if raw_game else None
     except ValueError:
         return _cors(request, HttpResponseBadRequest("game: a number"))
+    lobby = request.GET.get("lobby") == "1"
     user = await request.auser()
     user_id = user.pk if user.is_authenticated else None
-    if user_id is None and game_id is None:
+    if user_id is None and game_id is None and not lobby:
         return _cors(request, HttpResponse(status=204))  # nothing to hear: EventSource stops
     await hub.start()
     # subscribed before the marks are read: a change committed in between is heard
-    sub = hub.subscribe(user_id=user_id, game_id=game_id)
-    marks = await sync_to_async(page_marks)(user_id=user_id, game_id=game_id)
+    sub = hub.subscribe(user_id=user_id, game_id=game_id, lobby=lobby)
+    marks = await sync_to_async(page_marks)(user_id=user_id, game_id=game_id, lobby=lobby)
     if game_id is not None and game_id not in marks:
         hub.unsubscribe(sub)
         return _cors(request, HttpResponseNotFound("no such game"))
+    if lobby:
+        hub.lobby_seen({pk for pk, mark in marks.items() if mark[1] == GameStatus.OPEN})
     since = request.headers.get("Last-Event-ID") or request.GET.get("since", "")
-    response = StreamingHttpResponse(
-        _stream(sub, marks, since, game_id), content_type="text/event-stream"
-    )
+    response = StreamingHttpResponse(_stream(sub, marks, since), content_type="text/event-stream")
     response["Cache-Control"] = "no-store"
     response["X-Accel-Buffering"] = "no"  # a proxy (nginx) must pass each event on at once
     return _cors(request, response)

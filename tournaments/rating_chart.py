@@ -59,7 +59,8 @@ class RatingChart:
     last: ChartPoint
     #: draw a marker (with its title) per point: only for short histories
     markers: bool
-    #: text anchor positions
+    #: text anchor positions; the template centres the labels on them (``dy`` in em), so they
+    #: stay in place at any font size
     label_x: str
     high_y: str
     low_y: str
@@ -90,7 +91,9 @@ def rating_chart(
     if len(game_ids) != len(ratings):
         raise ValueError(f"{len(ratings)} ratings but {len(game_ids)} game ids")
 
-    margin_left, margin_right, margin_top, margin_bottom = 52.0, 72.0, 12.0, 30.0
+    # room for the labels at the largest font the page gives them (26 units on the narrowest
+    # phones, site.css): four digits left of the axis, the last rating right of the plot
+    margin_left, margin_right, margin_top, margin_bottom = 70.0, 78.0, 16.0, 38.0
     left, right = margin_left, width - margin_right
     top, bottom = margin_top, height - margin_bottom
 
@@ -129,9 +132,9 @@ def rating_chart(
         last=last,
         markers=len(points) <= MAX_MARKERS,
         label_x=_num(left - 6),
-        high_y=_num(top + 5),
-        low_y=_num(bottom + 5),
-        axis_label_y=_num(bottom + 20),
+        high_y=_num(top),
+        low_y=_num(bottom),
+        axis_label_y=_num(bottom),
         last_label_x=_num(right + 8),
-        last_label_y=_num(y_of(last.rating) + 5),
+        last_label_y=_num(y_of(last.rating)),
     )

@@ -149,6 +149,9 @@ class ActionChoice:
     #: board game: the stone the action moves a figure to ("r4"), lit up on the board when
     #: its card is chosen (play.js); "" when it moves none
     target: str = ""
+    #: where the card goes on the table, lit up when it is chosen (play.js): the player's own
+    #: row ("row:r", "row:points") in the card game, a discard pile ("pile:r") in both
+    place: str = ""
 
 
 def short_label(kind: str, action: str, view: dict[str, Any] | None = None) -> str:
@@ -245,6 +248,24 @@ def target_stone(kind: str, action: str, view: dict[str, Any] | None) -> str:
     return f"{colour}{figure['stone'] + 1}"
 
 
+def target_place(kind: str, action: str) -> str:
+    """Where a card action puts its card on the table: "row:<colour>" or "row:points" (the
+    card game's own rows), "pile:<key>" (a discard), or "" (the board game's lays go to the
+    stone of ``target_stone``, and other actions move no card)."""
+    tokens = action.split()
+    if len(tokens) < 2 or tokens[0] not in ("play", "discard") or tokens[1] not in CARDS:
+        return ""
+    info = CARDS[tokens[1]]
+    if tokens[0] == "discard":
+        return f"pile:{'P' if info.kind == POINT else info.colour}"
+    if kind == BOARD:
+        return ""
+    if info.kind == POINT:
+        extra = tokens[2] if len(tokens) > 2 else None
+        return f"row:{extra}" if extra is not None and extra in COLOURS else "row:points"
+    return f"row:{info.colour}"
+
+
 def _choice(kind: str, action: str, view: dict[str, Any] | None) -> ActionChoice:
     return ActionChoice(
         action=action,
@@ -252,6 +273,7 @@ def _choice(kind: str, action: str, view: dict[str, Any] | None) -> ActionChoice
         short=short_label(kind, action, view),
         style=_style(action),
         target=target_stone(kind, action, view),
+        place=target_place(kind, action),
     )
 
 

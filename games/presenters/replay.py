@@ -16,10 +16,11 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from games.engine.board_layouts import STONE_VALUES
+from games.engine.cards import COLOURS
 
 from ..selectors import SeatInfo
 from .board import make_figure, seat_style
-from .cards import BOARD, chip
+from .cards import BOARD, chip, colour_label
 from .messages import phase_text
 from .table import _DIRECTION_TEXTS, _DIRECTIONS, PlayerPanel, TableView, table_view
 
@@ -40,8 +41,9 @@ def _player(kind: str, panel: PlayerPanel) -> dict[str, Any]:
     columns = {}
     for col in panel.columns:
         badge = "s" if col.sealed else "c" if col.closed else ""
-        stone = col.figure_icon.stone if col.figure_icon is not None else -1
-        columns[col.colour] = [_cards(col.cards), col.direction, badge, stone]
+        icon = col.figure_icon
+        stone, big = (icon.stone, int(icon.big)) if icon is not None else (-1, 0)
+        columns[col.colour] = [_cards(col.cards), col.direction, badge, stone, big]
     score = ngettext("%(score)s point", "%(score)s points", panel.score) % {"score": panel.score}
     player: dict[str, Any] = {"score": score, "cols": columns, "in_hand": panel.hand_count}
     if kind == BOARD:
@@ -66,10 +68,13 @@ def _frame(
         "to_move": view.get("to_move"),
         "phase": phases.setdefault(phase, len(phases)),
         "players": [_player(kind, panel) for panel in table.players],
+        # the piles marked "discarded this turn" (may not be taken back)
+        "fresh": [p.key for p in table.piles if p.fresh],
     }
     if table.board is not None:
         frame["figures"] = [
-            [f.seat, int(f.big), round(f.x, 1), round(f.y, 1)] for f in table.board.figures
+            [f.seat, int(f.big), round(f.x, 1), round(f.y, 1), f.colour or "", f.stone]
+            for f in table.board.figures
         ]
         frame["tiles"] = [f"{s.colour}{s.number}" for s in table.board.stones if s.tile]
         frame["goal"] = table.goal_count or 0
@@ -165,6 +170,12 @@ def replay_data(
                 for n in range(len(STONE_VALUES))
             ],
             "dirs": {key: [arrow, str(text)] for key, (arrow, text) in _DIRECTION_WORDS.items()},
+            # a figure's title, as games.presenters.board.make_figure words it
+            "figure": [_("small figure"), _("big figure")],
+            "figure_start": _("on the start stone"),
+            "figure_on": _("on stone %(stone)s of the %(colour)s path"),
+            "colours": {colour: colour_label(colour) for colour in COLOURS},
+            "fresh": _("discarded this turn"),
             "sealed": _("sealed"),
             "closed": _("closed"),
             "facts": [

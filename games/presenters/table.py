@@ -5,6 +5,7 @@ the discard piles, the deck and the card game's wishing stones; hands only when 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from django.urls import NoReverseMatch, reverse
@@ -94,7 +95,6 @@ class StoneSlot:
 @dataclass(frozen=True)
 class TableView:
     kind: str
-    board: BoardSvg | None
     players: list[PlayerPanel]
     piles: list[PileInfo]
     deck_count: int
@@ -103,6 +103,19 @@ class TableView:
     closed_rows: int | None
     #: the card game's closed rows in words ("" for the board game)
     closed_rows_text: str = ""
+    #: the board game's view and seat names, from which ``board`` is drawn when first read
+    board_source: tuple[dict[str, Any], list[str]] | None = field(
+        default=None, repr=False, compare=False
+    )
+
+    @cached_property
+    def board(self) -> BoardSvg | None:
+        """The board's coordinates, worked out when first read: a page whose board drawing
+        is cached (games/drawings.py) never reads it."""
+        if self.board_source is None:
+            return None
+        view, names = self.board_source
+        return board_svg(view, names)
 
 
 def profile_url(username: str | None) -> str | None:
@@ -233,7 +246,7 @@ def table_view(
         stones = [StoneSlot(chip(f"W{v}"), f"W{v}" in free) for v in range(1, 10)]
     return TableView(
         kind=kind,
-        board=board_svg(view, names) if kind == BOARD else None,
+        board_source=(view, names) if kind == BOARD else None,
         players=panels,
         piles=piles,
         deck_count=view.get("deck_count", 0),

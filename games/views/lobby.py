@@ -43,6 +43,8 @@ def lobby(request: HttpRequest) -> HttpResponse:
             "pager": pager,
             "open_games": listings.open_game_rows(pager.items, viewer=request.user),
             "running_games": listings.recent_running_games(viewer=request.user),
+            # live.js follows every open game (live/): the list changes as games open and fill
+            "live_lobby": True,
         },
     )
 

@@ -9,6 +9,7 @@ from django.conf import settings
 from django.templatetags.static import static
 from django.urls import reverse
 from django.utils.html import format_html
+from django.utils.safestring import mark_safe
 
 from games.models import Game
 from live.messages import state_id
@@ -21,9 +22,10 @@ register = template.Library()
 def live_attrs(context: Any) -> str:
     """``data-live-*`` attributes for <body>: where live.js listens, and the state this page
     shows. A page of a game (``game`` in its context) follows that game, a player's page their
-    own games; a visitor's page of no game gets nothing (nothing could change for them)."""
+    own games, the lobby (``live_lobby`` in its context) every open game too; a visitor's page
+    of no game gets nothing (nothing could change for them)."""
     request = context.get("request")
-    html = _live_attrs(request, context.get("game"))
+    html = _live_attrs(request, context.get("game"), lobby=bool(context.get("live_lobby")))
     if request is not None:
         request.live_page = bool(html)
     return html
@@ -37,19 +39,20 @@ def live_script(context: Any) -> str:
     return format_html('<script src="{}" defer></script>', static("live/live.js"))
 
 
-def _live_attrs(request: Any, game: Any) -> str:
+def _live_attrs(request: Any, game: Any, *, lobby: bool = False) -> str:
     user = getattr(request, "user", None)
     user_id = user.pk if user is not None and user.is_authenticated else None
     game_id = game.pk if isinstance(game, Game) else None
-    if user_id is None and game_id is None:
+    if user_id is None and game_id is None and not lobby:
         return ""
-    since = state_id(page_marks(user_id=user_id, game_id=game_id).items())
+    since = state_id(page_marks(user_id=user_id, game_id=game_id, lobby=lobby).items())
     url = settings.LIVE_STREAM_URL + reverse("live_events")
-    if game_id is None:
-        return format_html(' data-live-url="{}" data-live-since="{}"', url, since)
-    return format_html(
-        ' data-live-url="{}" data-live-since="{}" data-live-game="{}"', url, since, game_id
-    )
+    html = format_html(' data-live-url="{}" data-live-since="{}"', url, since)
+    if game_id is not None:
+        html += format_html(' data-live-game="{}"', game_id)
+    if lobby:
+        html += mark_safe(' data-live-lobby="1"')  # a constant
+    return html
 
 
 @register.simple_tag(takes_context=True)

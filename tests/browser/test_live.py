@@ -1,6 +1,7 @@
 """Live pages in a real Chromium: two players' browsers on one game; a move by one shows on the
 other's open page without a reload, and its title says when it is their turn; a page whose
-stream server went away reconnects and catches up with what it missed."""
+stream server went away reconnects and catches up with what it missed; a visitor's lobby
+follows games as they open, fill and start."""
 
 from __future__ import annotations
 
@@ -151,3 +152,22 @@ def test_my_games_and_the_menu_count_follow_a_move(
         " && document.querySelectorAll('.game-card--turn').length === 1",
     )
     assert page.evaluate("window.__sameDocument") is True
+
+
+def test_the_lobbys_open_games_follow_creates_joins_and_starts(
+    live_server: Any, stream_server: StreamServer, browser: Any, make_user: Any
+) -> None:
+    anna, bela, cleo = make_user(), make_user(), make_user()
+    context = browser.new_context(viewport={"width": 360, "height": 740})  # a visitor's phone
+    context.set_default_timeout(15_000)
+    page = opened(context.new_page(), live_server.url + "/games/")
+    cards = "document.querySelectorAll('.game-list .game-card')"
+    assert page.evaluate(f"{cards}.length") == 0
+    game = game_create(creator=anna, kind="keltis", player_count=3)
+    wait_for(page, f"{cards}.length === 1 && {cards}[0].textContent.includes('#{game.pk}')")
+    game_join(game_id=game.pk, user=bela)
+    wait_for(page, f"{cards}[0].textContent.includes('2 of 3')")
+    game_join(game_id=game.pk, user=cleo)  # full: it starts and leaves the open list
+    wait_for(page, f"{cards}.length === 0")
+    assert page.evaluate("window.__sameDocument") is True
+    context.close()

@@ -1,6 +1,7 @@
 """A turn on a phone, in a real Chromium at 390x844 (and 360x800): the hand and the first move
 on the first screen, a legible board, buttons a finger can hit, a whole turn by taps in both
-games, and the history's replay stepped in the page by its buttons and keys."""
+games, and the history's replay stepped in the page by its buttons and keys, each position drawn
+as the server draws it."""
 
 from __future__ import annotations
 
@@ -170,6 +171,47 @@ def test_a_whole_turn_by_taps(live_server: Any, browser: Any, make_user: Any, ki
         page.context.close()
 
 
+def test_a_chosen_card_lights_where_it_goes_and_a_tap_there_plays_it(
+    live_server: Any, browser: Any, make_user: Any
+) -> None:
+    """The card game: a tapped card lights your own row it is laid in and the pile it would be
+    discarded on (nothing else); a tap on the lit row lays it."""
+    game, anna, bela = two_people(make_user, "keltis-cards")
+    seat = game.to_move
+    page = logged_in(browser, live_server.url, [anna, bela][seat])
+    page.goto(f"{live_server.url}/games/{game.pk}/")
+    picks = page.locator(".hand-pick")
+    for index in range(picks.count()):
+        card = picks.nth(index).get_attribute("data-card")
+        group = page.locator(f'.action-group[data-card="{card}"]')
+        lays = group.locator('button[data-place^="row:"]')
+        if lays.count() == 1:
+            break
+    else:
+        raise AssertionError("no card of the hand has one lay")
+    assert page.locator(".place-target").count() == 0
+    picks.nth(index).click()
+    row = lays.get_attribute("data-place").split(":")[1]
+    piles = [
+        group.locator('button[data-place^="pile:"]').nth(i).get_attribute("data-place")
+        for i in range(group.locator('button[data-place^="pile:"]').count())
+    ]
+    lit = page.evaluate(
+        "Array.from(document.querySelectorAll('.place-target'), (e) => e.className)"
+    )
+    assert len(lit) == 1 + len(piles), lit
+    assert page.locator(f".player-me .column-{row}.place-target").count() == 1
+    for pile in piles:
+        assert page.locator(f".piles .pile-{pile.split(':')[1]}.place-target").count() == 1
+    lay = lays.locator("xpath=..").locator("input[name=action]").get_attribute("value")
+    page.click(f".player-me .column-{row} th")
+    page.wait_for_load_state()
+    first = Event.objects.filter(game=game, seat=seat).order_by("seq").first()
+    assert first is not None and first.action == lay
+    shot(page, "cards-after-a-tap-on-the-row")
+    page.context.close()
+
+
 def finished_game(make_user: Any) -> Game:
     anna = make_user("anna")
     game = game_create(creator=anna, kind="keltis", player_count=2, bots=["greedy"])
@@ -224,4 +266,72 @@ def test_the_replay_steps_in_the_page_by_buttons_and_keys(
     assert page.evaluate("window.__sameDocument") is True  # no page was loaded
     page.goto(f"{live_server.url}/games/{game.pk}/history/?step={total}")
     assert [p.inner_text() for p in page.locator(".player .score").all()] == scores
+    page.context.close()
+
+
+#: what a position shows, element by element, in the players' panels, the piles and the board's
+#: figures: each element's tag, class, title, aria-hidden and own words (whitespace folded)
+POSITION = """() => {
+  const parts = [];
+  const roots = ".replay .players, .replay .piles, .board-svg .figures";
+  for (const root of document.querySelectorAll(roots)) {
+    for (const el of root.querySelectorAll("*")) {
+      const own = Array.from(el.childNodes).filter((n) => n.nodeType === 3)
+        .map((n) => n.textContent).join("").replace(/\\s+/g, " ").trim();
+      parts.push([el.tagName.toLowerCase(), el.getAttribute("class") || "",
+                  el.getAttribute("title") || "", el.getAttribute("aria-hidden") || "",
+                  own].join("|"));
+    }
+  }
+  return parts;
+}"""
+
+
+def _served_positions(browser: Any, base: str, user: Any, url: str, steps: list[int]) -> dict:
+    """Each step's position as the server draws it (JavaScript off: the ?step= page as is)."""
+    client = Client()
+    client.force_login(user)
+    context = browser.new_context(viewport=PHONE, java_script_enabled=False)
+    context.add_cookies([{
+        "name": settings.SESSION_COOKIE_NAME,
+        "value": client.cookies[settings.SESSION_COOKIE_NAME].value,
+        "url": base,
+    }])
+    page = context.new_page()
+    served = {}
+    for step in steps:
+        page.goto(f"{url}?step={step}")
+        served[step] = page.evaluate(POSITION)
+    context.close()
+    return served
+
+
+@pytest.mark.parametrize("kind", ["keltis", "keltis-cards"])
+def test_the_replay_draws_each_position_as_the_server_does(
+    live_server: Any, browser: Any, make_user: Any, kind: str
+) -> None:
+    """Figures and their icons, the arrows' words for screen readers, "discarded this turn":
+    stepped in the page, a position is the server's own drawing of it, element for element."""
+    game, anna, bela = two_people(make_user, kind)
+    users, bot = [anna, bela], RandomBot(5)
+    while game.seq < 40 and game.status == GameStatus.RUNNING:
+        action_submit(
+            game_id=game.pk, seat=game.to_move, action=bot.choose(engine_state(game)),
+            expected_seq=game.seq, user=users[game.to_move],
+        )
+        game.refresh_from_db()
+    url = f"{live_server.url}/games/{game.pk}/history/"
+    fresh = [e.seq for e in Event.objects.filter(game=game, action__startswith="discard")]
+    steps = sorted({1, 2, 3, *fresh[:4], game.seq // 2, game.seq})
+    served = _served_positions(browser, live_server.url, anna, url, steps)
+    assert any("pile-note" in line for s in steps for line in served[s])  # it is tested
+    figures = [line for s in steps for line in served[s] if line.startswith("td|column-figure|")]
+    assert any(line.split("|")[2] for line in figures) == (kind == "keltis")
+    page = logged_in(browser, live_server.url, anna)
+    page.goto(f"{url}?step=0")
+    page.evaluate("window.__sameDocument = true")
+    for step in steps:
+        page.evaluate(f"document.querySelector('.history-table #move-{step} a').click()")
+        assert page.evaluate(POSITION) == served[step], step
+    assert page.evaluate("window.__sameDocument") is True
     page.context.close()

@@ -10,7 +10,6 @@ from urllib.parse import parse_qs
 import pytest
 from django.db import connection
 from django.shortcuts import resolve_url
-from django.template.loader import render_to_string
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
@@ -22,6 +21,7 @@ from games.engine.cli import main as engine_cli
 from games.models import Event, Game, GameStatus
 from games.services import action_submit, game_create, game_join, only_step
 from games.state import engine_replay, engine_state
+from games.templatetags.card_chips import card_chip
 
 pytestmark = pytest.mark.django_db
 
@@ -55,10 +55,8 @@ def play(game: Game, users: list[Any], actions: int | None = None, seed: int = 1
 
 
 def cards_markup(cards: list[str]) -> str:
-    """How a run of cards is drawn on the pages (the same partial the hand uses)."""
-    return "".join(
-        render_to_string("games/_card.html", {"c": presenters.chip(card)}) for card in cards
-    )
+    """How a run of cards is drawn on the pages (the chip the hand uses)."""
+    return "".join(card_chip(presenters.chip(card)) for card in cards)
 
 
 def hand_section(html: str, seat: int) -> str | None:

@@ -18,6 +18,7 @@ from games.engine.base import SPECTATOR
 from games.engine.board_layouts import END_STONE, STONE_VALUES
 from games.engine.bots import GreedyBot, RandomBot
 from games.engine.cards import COLOURS
+from games.presenters.actions import target_place
 from games.selectors import SeatInfo
 
 BOARD, CARDS = "keltis", "keltis-cards"
@@ -372,3 +373,22 @@ def test_svg_numbers_stay_numbers_in_every_language(language: str) -> None:
     assert re.findall(r"translate\(([^)]*)\)", html)
     for pair in re.findall(r"translate\(([^)]*)\)", html):
         assert "," not in pair
+
+
+@pytest.mark.parametrize(
+    ("kind", "action", "place"),
+    [
+        ("keltis-cards", "play r7", "row:r"),
+        ("keltis-cards", "play rx", "row:r"),  # a closing card closes its own row
+        ("keltis-cards", "play P3", "row:points"),
+        ("keltis-cards", "play P3 g", "row:g"),  # laid at the end of the green row
+        ("keltis-cards", "discard P3", "pile:P"),
+        ("keltis-cards", "discard b4", "pile:b"),
+        ("keltis", "discard y2", "pile:y"),
+        ("keltis", "play y2", ""),  # the board game lights the stone (target_stone)
+        ("keltis-cards", "draw deck", ""),
+        ("keltis-cards", "wish W3", ""),
+    ],
+)
+def test_a_card_action_names_where_its_card_goes(kind: str, action: str, place: str) -> None:
+    assert target_place(kind, action) == place

@@ -129,3 +129,14 @@ def test_a_finished_game_replays_every_hand(client: Client, make_user: Any) -> N
     assert game.status == GameStatus.FINISHED
     data = json.loads(replay_json(history(client, game)))
     assert all("hand" in player for player in data["frames"][0]["players"])
+
+
+def test_the_game_page_and_its_history_name_their_navigation(
+    client: Client, make_user: Any
+) -> None:
+    game, users = table(make_user, "keltis", 2, 7)
+    game = play_until(game, users, 3, seed=7)
+    client.force_login(users[0])
+    for html in (client.get(f"/games/{game.pk}/").content.decode(), history(client, game)):
+        navs = re.findall(r"<nav\b[^>]*>", html)
+        assert navs and all(re.search(r'aria-label="[^"]+"', nav) for nav in navs), navs

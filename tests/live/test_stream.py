@@ -1,6 +1,7 @@
 """The event stream on a real stream server: a move reaches a player's open stream with only
 the game's public standing; a stream opened with an old state id catches up at once; a visitor
-may follow a game; a visitor with no game gets nothing to listen to."""
+may follow a game, and the lobby's open games; a visitor with neither gets nothing to listen
+to."""
 
 from __future__ import annotations
 
@@ -161,3 +162,29 @@ def test_a_player_with_the_game_page_open_is_present_at_it(
     assert not presence.is_present(game.pk, bela.pk)
     stream.close()
     other.close()
+
+
+def test_a_lobby_stream_hears_games_open_fill_and_start_but_no_running_games_moves(
+    stream_server: StreamServer, make_user: Any
+) -> None:
+    running, users = duel(make_user)
+    anna, bela, cleo = make_user(), make_user(), make_user()
+    early = game_create(creator=cleo, kind="keltis", player_count=2)  # open before the stream
+    stream = Stream(stream_server, "lobby=1")  # a visitor's lobby
+    assert stream.status == 200
+    move(running, users)  # not the lobby's business: nothing sent
+    fresh = game_create(creator=anna, kind="keltis", player_count=3)
+    game_join(game_id=fresh.pk, user=bela)
+    game_join(game_id=early.pk, user=anna)  # it was open when the stream began: it starts
+    seen = [json.loads(stream.event()["data"]) for _ in range(3)]
+    assert [(d["game"], d["status"], d["seats"]) for d in seen] == [
+        (fresh.pk, "open", 1),
+        (fresh.pk, "open", 2),
+        (early.pk, "running", 2),
+    ]
+    early.refresh_from_db()
+    move(early, [cleo, anna])  # no longer open: its moves are not the lobby's either
+    game_join(game_id=fresh.pk, user=cleo)  # the table is full: it leaves the list
+    last = json.loads(stream.event()["data"])
+    stream.close()
+    assert (last["game"], last["status"], last["seats"]) == (fresh.pk, "running", 3)

@@ -1,6 +1,8 @@
 // Direct play on the game page, built on its own forms (without JavaScript every move is a
-// button of the list): tap a card of your hand and only its moves stay in the list, the stones
-// they reach light up on the board; one more tap, on a move or on a lit stone, plays it.
+// button of the list): tap a card of your hand and only its moves stay in the list, and where
+// they put it lights up: the stones its figure reaches on the board, your own row it is laid
+// in (the card game), the pile it is discarded on; one more tap, on a move or on a lit place,
+// plays it.
 // Also the board's enlarge button. Runs again after live.js swaps the page (live:updated).
 (function () {
   "use strict";
@@ -39,6 +41,34 @@
       return board ? board.querySelectorAll(".stone-target") : [];
     }
 
+    // "row:r", "row:points" (your own rows), "pile:r" (a discard pile): the element on the table
+    function place(key) {
+      var parts = key.split(":");
+      if (parts[0] === "row") {
+        return document.querySelector(".player-me .column-" + parts[1]);
+      }
+      return parts[0] === "pile" ? document.querySelector(".piles .pile-" + parts[1]) : null;
+    }
+
+    // a tap on a lit place plays the one move of the chosen card that puts it there
+    document.querySelectorAll(".player-me .column, .piles .pile").forEach(function (spot) {
+      spot.addEventListener("click", function () {
+        var group = turn.querySelector(".action-group.group-chosen");
+        if (!group || !spot.classList.contains("place-target")) {
+          return;
+        }
+        var moves = Array.prototype.filter.call(
+          group.querySelectorAll("button[data-place]"),
+          function (button) { return place(button.dataset.place) === spot; }
+        );
+        if (moves.length === 1) {
+          moves[0].click();
+        } else if (moves.length) {
+          moves[0].focus();
+        }
+      });
+    });
+
     function choose(code) {
       var chosen = null;
       cards.forEach(function (button) {
@@ -51,7 +81,14 @@
       });
       turn.classList.add("card-chosen");
       lit().forEach(function (stone) { stone.classList.remove("stone-target"); });
+      document.querySelectorAll(".place-target").forEach(function (spot) {
+        spot.classList.remove("place-target");
+      });
       var group = playable[code];
+      group.querySelectorAll("button[data-place]").forEach(function (button) {
+        var spot = place(button.dataset.place);
+        if (spot) { spot.classList.add("place-target"); }
+      });
       group.querySelectorAll("button[data-target]").forEach(function (button) {
         var stone = board && board.querySelector('.stone[data-stone="' + button.dataset.target + '"]');
         if (stone) { stone.classList.add("stone-target"); }

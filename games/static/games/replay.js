@@ -90,6 +90,56 @@
     }
   }
 
+  // a seat's figure as the server draws it (its shape, colours and, when big, its mark)
+  function figureBody(seat, big) {
+    var shape = data.figures[seat + "-" + big];
+    var body = document.createElementNS(SVG, shape.shape === "circle" ? "circle" : "polygon");
+    if (shape.shape === "circle") {
+      body.setAttribute("r", shape.r);
+    } else {
+      body.setAttribute("points", shape.points);
+    }
+    body.setAttribute("fill", shape.fill);
+    body.setAttribute("stroke", shape.stroke);
+    var nodes = [body];
+    if (big) {
+      var mark = document.createElementNS(SVG, "circle");
+      mark.setAttribute("r", "2.6");
+      mark.setAttribute("fill", shape.mark);
+      nodes.push(mark);
+    }
+    return nodes;
+  }
+
+  // "Anna: big figure on stone 4 of the green path", worded as the server words it
+  function figureTitle(seat, big, colour, stone) {
+    var where = colour
+      ? fill(words.figure_on, { stone: stone, colour: words.colours[colour] || colour })
+      : words.figure_start;
+    return (data.names[seat] || "") + ": " + words.figure[big ? 1 : 0] + " " + where;
+  }
+
+  function figureGroup(seat, big) {
+    var g = document.createElementNS(SVG, "g");
+    g.setAttribute("class", "figure" + (big ? " figure-big" : ""));
+    return g;
+  }
+
+  // the small drawing of a figure beside its column (games/_figure_icon.html)
+  function figureIcon(seat, big) {
+    var svg = document.createElementNS(SVG, "svg");
+    svg.setAttribute("class", "figure-icon");
+    svg.setAttribute("viewBox", "-11 -11 22 22");
+    svg.setAttribute("width", "22");
+    svg.setAttribute("height", "22");
+    svg.setAttribute("aria-hidden", "true");
+    svg.setAttribute("focusable", "false");
+    var g = figureGroup(seat, big);
+    g.append.apply(g, figureBody(seat, big));
+    svg.append(g);
+    return svg;
+  }
+
   function drawFigures(figures) {
     var layer = section.querySelector(".board-svg .figures");
     if (!layer) {
@@ -97,28 +147,13 @@
     }
     layer.replaceChildren();
     figures.forEach(function (f) {
-      var shape = data.figures[f[0] + "-" + f[1]];
-      var g = document.createElementNS(SVG, "g");
-      g.setAttribute("class", "figure" + (f[1] ? " figure-big" : ""));
+      var g = figureGroup(f[0], f[1]);
       g.setAttribute("data-seat", f[0]);
       g.setAttribute("transform", "translate(" + f[2] + " " + f[3] + ")");
       var title = document.createElementNS(SVG, "title");
-      title.textContent = shape.title;
-      var body = document.createElementNS(SVG, shape.shape === "circle" ? "circle" : "polygon");
-      if (shape.shape === "circle") {
-        body.setAttribute("r", shape.r);
-      } else {
-        body.setAttribute("points", shape.points);
-      }
-      body.setAttribute("fill", shape.fill);
-      body.setAttribute("stroke", shape.stroke);
-      g.append(title, body);
-      if (f[1]) {
-        var mark = document.createElementNS(SVG, "circle");
-        mark.setAttribute("r", "2.6");
-        mark.setAttribute("fill", shape.mark);
-        g.append(mark);
-      }
+      title.textContent = figureTitle(f[0], f[1], f[4], f[5]);
+      g.append(title);
+      g.append.apply(g, figureBody(f[0], f[1]));
       layer.append(g);
     });
   }
@@ -132,7 +167,7 @@
     });
   }
 
-  function drawPiles(piles) {
+  function drawPiles(piles, fresh) {
     Object.keys(piles).forEach(function (key) {
       var item = section.querySelector(".pile-" + key);
       if (!item) {
@@ -147,6 +182,10 @@
         drawn = document.createElement("span");
         drawn.className = "kcard kcard-empty";
         drawn.title = words.empty;
+        var empty = document.createElement("span");
+        empty.className = "vh";
+        empty.textContent = words.empty;
+        drawn.append(empty);
       }
       if (card) {
         card.replaceWith(drawn);
@@ -154,11 +193,18 @@
         item.prepend(drawn);
       }
       setText(".pile-size", words.cards[piles[key][1]], item);
+      // "discarded this turn": it may not be taken back in the turn it was discarded
+      var isFresh = Boolean(top) && (fresh || []).indexOf(key) >= 0;
       var note = item.querySelector(".pile-note");
-      if (note) {
-        note.remove();  // "discarded this turn" is the server's word for its own step only
+      if (isFresh && !note) {
+        note = document.createElement("span");
+        note.className = "pile-note";
+        note.textContent = words.fresh;
+        item.append(note);
+      } else if (!isFresh && note) {
+        note.remove();
       }
-      item.classList.remove("pile-fresh");
+      item.classList.toggle("pile-fresh", isFresh);
     });
   }
 
@@ -189,13 +235,35 @@
       var dir = row.querySelector(".column-dir");
       var order = words.dirs[col[1]] || ["", ""];
       if (dir) {
+        // the arrow for the eye, its words for a screen reader, as the server writes them
         dir.title = order[1];
-        var badge = col[2] === "s" ? words.sealed : col[2] === "c" ? words.closed : "";
-        dir.textContent = order[0] + (badge ? " " + badge : "");
+        dir.replaceChildren();
+        if (order[0]) {
+          var arrow = document.createElement("span");
+          arrow.setAttribute("aria-hidden", "true");
+          arrow.textContent = order[0];
+          var said = document.createElement("span");
+          said.className = "vh";
+          said.textContent = order[1];
+          dir.append(arrow, said);
+        }
+        var closedWord = col[2] === "s" ? words.sealed : col[2] === "c" ? words.closed : "";
+        if (closedWord) {
+          var badge = document.createElement("span");
+          badge.className = "badge";
+          badge.textContent = closedWord;
+          dir.append(" ", badge);
+        }
       }
       var fig = row.querySelector(".column-figure");
       if (fig) {
-        fig.textContent = col[3] >= 0 ? words.stone[col[3]] : "";
+        fig.replaceChildren();
+        fig.title = "";
+        if (col[3] >= 0) {
+          var big = col[4] ? 1 : 0;
+          fig.title = figureTitle(index, big, colour, col[3]);
+          fig.append(figureIcon(index, big), " " + words.stone[col[3]]);
+        }
       }
     });
     if ("points" in player) {
@@ -274,7 +342,7 @@
       drawTiles(frame.tiles);
       setText(".goal-count .goal-text", words.goal[frame.goal]);
     }
-    drawPiles(frame.piles);
+    drawPiles(frame.piles, frame.fresh);
     setText(".deck .deck-text", words.deck[frame.deck]);
     frame.players.forEach(function (player, index) {
       drawPlayer(player, index, frame.to_move);

@@ -10,6 +10,7 @@
     return;
   }
   var game = body.dataset.liveGame || "";
+  var lobby = body.dataset.liveLobby === "1"; // the lobby: every open game too
   var since = body.dataset.liveSince || ""; // the state this page shows (the SSE event id)
   var delay = 1000;
   var fetching = false;
@@ -18,6 +19,7 @@
   function streamUrl() {
     var query = new URLSearchParams();
     if (game) { query.set("game", game); }
+    if (lobby) { query.set("lobby", "1"); }
     if (since) { query.set("since", since); }
     return url + "?" + query.toString();
   }
