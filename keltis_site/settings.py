@@ -458,8 +458,9 @@ WEBPUSH_VAPID_KEY_FILE: str = env.str(
 )
 WEBPUSH_SUBJECT: str = env.str("WEBPUSH_SUBJECT", default="")
 WEBPUSH_TIMEOUT: float = env.float("WEBPUSH_TIMEOUT", default=10.0)
-# push services are https; only the tests' loopback push service is plain http
-WEBPUSH_ALLOW_HTTP: bool = env.bool("WEBPUSH_ALLOW_HTTP", default=False)
+# push services are https; only the tests' loopback push service is plain http (so this is
+# not read from the environment: no deployment needs it)
+WEBPUSH_ALLOW_HTTP: bool = False
 
 # Play by email (notifications/inbound/): with INBOUND_EMAIL_DOMAIN set, every turn email and
 # reminder carries Reply-To: play+<signed turn token>@INBOUND_EMAIL_DOMAIN, and a reply to it
