@@ -43,6 +43,7 @@ COPY games games
 COPY tournaments tournaments
 COPY notifications notifications
 COPY live live
+COPY api api
 COPY templates templates
 COPY locale locale
 

@@ -42,6 +42,8 @@ def embedded_env(tmp_path: Path) -> dict[str, str]:
         ENV_FILE=str(tmp_path / "no.env"),
         DJANGO_SETTINGS_MODULE="keltis_site.settings",
         PYTHONPATH=str(REPO),
+        # its players act seconds apart: no turn email held for quiet while active
+        NOTIFICATION_QUIET_MINUTES="0",
     )
     return env
 
