@@ -295,17 +295,24 @@ def _logged(submit: Callable[P, Submitted]) -> Callable[P, Submitted]:
     committed (an enclosing transaction that rolls back logs nothing), or "action rejected"
     with the error code. Both say how long the submission took, row-lock wait included."""
     signature = inspect.signature(submit)
+    defaults = {
+        name: p.default for name, p in signature.parameters.items() if p.default is not p.empty
+    }
 
     @functools.wraps(submit)
     def logged(*args: P.args, **kwargs: P.kwargs) -> Submitted:
         started = time.perf_counter()
-        call = signature.bind(*args, **kwargs)
-        call.apply_defaults()
+        if args:  # (the submit functions take keywords only: binding is for a positional call)
+            call = signature.bind(*args, **kwargs)
+            call.apply_defaults()
+            arguments = call.arguments
+        else:
+            arguments = {**defaults, **kwargs}
         fields: dict[str, Any] = {
-            "game_id": call.arguments["game_id"],
-            "seat": call.arguments["seat"],
-            "source": str(call.arguments["source"]),
-            "action_kind": str(call.arguments["action"]).split(" ", 1)[0][:32],
+            "game_id": arguments["game_id"],
+            "seat": arguments["seat"],
+            "source": str(arguments["source"]),
+            "action_kind": str(arguments["action"]).split(" ", 1)[0][:32],
         }
         try:
             result = submit(*args, **kwargs)
@@ -314,7 +321,7 @@ def _logged(submit: Callable[P, Submitted]) -> Callable[P, Submitted]:
             fields["error"] = exc.code
             if isinstance(exc, ActionRejected):
                 fields["engine_error"] = exc.engine_code
-            fields["expected_seq"] = call.arguments["expected_seq"]
+            fields["expected_seq"] = arguments["expected_seq"]
             log.info("action rejected", extra=fields)
             raise
         fields["seq"], fields["seat"] = result.event.seq, result.event.seat
@@ -419,13 +426,21 @@ def action_submit(
                 # the one step left to the same seat is taken at once, in this transaction, as
                 # the player's own (source kept): a click that decides nothing is no choice
                 follow = action_submit(
-                    game_id=game_id, seat=seat, action=only, expected_seq=game.seq, user=user,
+                    game_id=game_id,
+                    seat=seat,
+                    action=only,
+                    expected_seq=game.seq,
+                    user=user,
                     source=source,
                 )
                 game, engine = follow.game, follow.engine
                 taken = [follow.event, *follow.automatic]
     return Submitted(
-        game=game, event=event, engine=engine, seats=list(seats.values()), before=before,
+        game=game,
+        event=event,
+        engine=engine,
+        seats=list(seats.values()),
+        before=before,
         automatic=tuple(taken),
     )
 

@@ -13,20 +13,25 @@ ACTIVE = (GameStatus.OPEN, GameStatus.RUNNING)
 
 
 def game_change(game_id: int) -> GameChange | None:
-    """The message for the game as committed now (None: no such game)."""
-    game = Game.objects.filter(pk=game_id).values("seq", "status", "to_move").first()
-    if game is None:
-        return None
-    users = tuple(
-        Seat.objects.filter(game_id=game_id, user__isnull=False)
+    """The message for the game as committed now (None: no such game): one query, the seats
+    with their game's columns (it runs after every action: three queries cost a millisecond of
+    the action's CPU), and a second one only for a game without seats."""
+    rows = list(
+        Seat.objects.filter(game_id=game_id)
         .order_by("index")
-        .values_list("user_id", flat=True)
+        .values_list("user_id", "game__seq", "game__status", "game__to_move")
     )
-    seats = Seat.objects.filter(game_id=game_id).count()
+    if rows:
+        _, seq, status, to_move = rows[0]
+    else:
+        game = Game.objects.filter(pk=game_id).values_list("seq", "status", "to_move").first()
+        if game is None:
+            return None
+        seq, status, to_move = game
     return GameChange(
-        game=game_id, seq=game["seq"], status=game["status"], to_move=game["to_move"],
-        seats=seats, users=users,
-    )
+        game=game_id, seq=seq, status=status, to_move=to_move, seats=len(rows),
+        users=tuple(row[0] for row in rows if row[0] is not None),
+    )  # fmt: skip
 
 
 def page_marks(*, user_id: int | None, game_id: int | None) -> dict[int, tuple[int, str, int]]:
@@ -37,8 +42,10 @@ def page_marks(*, user_id: int | None, game_id: int | None) -> dict[int, tuple[i
         games = Game.objects.filter(seats__user_id=user_id, status__in=ACTIVE)
     if game_id is not None:
         games = games | Game.objects.filter(pk=game_id)
-    rows = games.distinct().annotate(seat_count=Count("seats", distinct=True)).values_list(
-        "pk", "seq", "status", "seat_count"
+    rows = (
+        games.distinct()
+        .annotate(seat_count=Count("seats", distinct=True))
+        .values_list("pk", "seq", "status", "seat_count")
     )
     return {pk: (seq, status, seats) for pk, seq, status, seats in rows}
 

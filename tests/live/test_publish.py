@@ -70,7 +70,10 @@ def test_a_start_and_every_action_publish_where_the_game_stands(
     game.refresh_from_db()
     [started] = received(inbox)
     assert (started.status, started.seq, started.to_move, started.seats) == (
-        "running", 0, game.to_move, 2
+        "running",
+        0,
+        game.to_move,
+        2,
     )
     assert set(started.users) == {anna.pk, bela.pk}
     bot, users = RandomBot(5), [anna, bela]
@@ -78,8 +81,11 @@ def test_a_start_and_every_action_publish_where_the_game_stands(
         game.refresh_from_db()
         with django_capture_on_commit_callbacks(execute=True):
             action_submit(
-                game_id=game.pk, seat=game.to_move, action=bot.choose(engine_state(game)),
-                expected_seq=game.seq, user=users[game.to_move],
+                game_id=game.pk,
+                seat=game.to_move,
+                action=bot.choose(engine_state(game)),
+                expected_seq=game.seq,
+                user=users[game.to_move],
             )
         game.refresh_from_db()
         # one change per action stored (a step the site took for the player is one more)
@@ -159,3 +165,22 @@ def test_redis_pubsub_carries_the_message(
     pubsub.close()
     assert message is not None and message["type"] == "message"
     assert GameChange.decode(message["data"]).game == game.pk
+
+
+def test_the_change_of_a_game_is_read_in_one_query(
+    make_user: Any, django_assert_num_queries: Any
+) -> None:
+    """It is read after every action: the seats with their game's columns, one query; a bot's
+    seat counts among the seats and names no user."""
+    from live.selectors import game_change
+
+    anna = make_user()
+    game = game_create(creator=anna, kind="keltis", player_count=3, bots=["random", "random"])
+    game.refresh_from_db()
+    with django_assert_num_queries(1):
+        change = game_change(game.pk)
+    assert change == GameChange(
+        game=game.pk, seq=game.seq, status="running", to_move=game.to_move, seats=3,
+        users=(anna.pk,),
+    )  # fmt: skip
+    assert game_change(999_999) is None
