@@ -20,7 +20,7 @@ from typing import Any, Generic, TypeVar
 
 from django.db import connections
 from django.db.models import Model, QuerySet
-from django.db.models.query import get_related_populators
+from django.db.models.query import ModelIterable, ValuesListIterable, get_related_populators
 
 M = TypeVar("M", bound=Model)
 
@@ -46,28 +46,50 @@ class Prepared(Generic[M]):
         if len(slots) != 1:
             raise ValueError(f"the value must appear once in the query, not {len(slots)} times")
         klass_info, select = compiler.klass_info, compiler.select
-        start, end = klass_info["select_fields"][0], klass_info["select_fields"][-1] + 1
-        init_list = [f[0].target.attname for f in select[start:end]]
         converters = compiler.get_converters([s[0] for s in select[0 : compiler.col_count]])
-        compiled = (
-            sql, list(params), slots[0], klass_info["model"], start, end, init_list,
-            get_related_populators(klass_info, select, alias), converters, compiler,
-        )  # fmt: skip
+        compiled: tuple[Any, ...]
+        iterable = queryset._iterable_class  # type: ignore[attr-defined]
+        if iterable is not ModelIterable:
+            if iterable is not ValuesListIterable or queryset.query.annotations:
+                raise ValueError("a values_list() of plain columns only: their rows as they come")
+            # values_list(): rows, no objects
+            compiled = (sql, list(params), slots[0], None, 0, 0, [], [], converters, compiler)
+        else:
+            start, end = klass_info["select_fields"][0], klass_info["select_fields"][-1] + 1
+            init_list = [f[0].target.attname for f in select[start:end]]
+            compiled = (
+                sql, list(params), slots[0], klass_info["model"], start, end, init_list,
+                get_related_populators(klass_info, select, alias), converters, compiler,
+            )  # fmt: skip
         with self._lock:
             self._compiled[alias] = compiled
         return compiled
 
-    def run(self, value: Any, using: str = "default") -> list[M]:
-        """The objects the queryset built with ``value`` would give, in its order."""
+    def _rows(self, value: Any, using: str) -> tuple[tuple[Any, ...], Any]:
         compiled = self._compiled.get(using) or self._compile(using)
-        sql, params, slot, model, start, end, init_list, populators, converters, compiler = compiled
+        sql, params, slot, *_, converters, compiler = compiled
         params = list(params)
         params[slot] = value
         with connections[using].cursor() as cursor:
             cursor.execute(sql, params)
             rows: Any = cursor.fetchall()
         if converters:
-            rows = compiler.apply_converters(rows, converters)
+            rows = [tuple(row) for row in compiler.apply_converters(rows, converters)]
+        return compiled, rows
+
+    def rows(self, value: Any, using: str = "default") -> list[tuple[Any, ...]]:
+        """The tuples of a ``values_list()`` queryset built with ``value``, in its order."""
+        compiled, rows = self._rows(value, using)
+        if compiled[3] is not None:
+            raise ValueError("rows() is for a values_list() queryset; run() makes objects")
+        return list(rows)
+
+    def run(self, value: Any, using: str = "default") -> list[M]:
+        """The objects the queryset built with ``value`` would give, in its order."""
+        compiled, rows = self._rows(value, using)
+        _, _, _, model, start, end, init_list, populators, _, _ = compiled
+        if model is None:
+            raise ValueError("run() makes objects; a values_list() queryset gives rows()")
         objects = []
         for row in rows:
             obj = model.from_db(using, init_list, row[start:end])

@@ -56,3 +56,13 @@ def test_a_query_whose_value_is_not_one_parameter_is_refused(make_user: Any) -> 
     """The value must be exactly one parameter of the SQL: here it is two."""
     with pytest.raises(ValueError):
         Prepared(lambda pk: Game.objects.filter(pk=pk, created_by_id=pk)).run(1)
+
+
+def test_a_values_list_gives_its_rows(make_user: Any) -> None:
+    game = started_game(make_user)
+    prepared = Prepared(
+        lambda pk: Seat.objects.filter(game_id=pk).order_by("index").values_list("index", "bot")
+    )
+    assert prepared.rows(game.pk) == [(0, ""), (1, "random"), (2, "")]
+    with pytest.raises(ValueError):
+        prepared.run(game.pk)
