@@ -9,20 +9,31 @@ the snapshot of that position, loaded with COPY in one transaction. Exactly 1% o
 games (500) are overdue when the fill ends. The fill is skipped when the database holds one
 with the same parameters; ``--refill`` drops the database and fills it again.
 
-Then measures, in one process and through the production HTTP server on loopback (gunicorn
-with the project's config, one sync worker), with DEBUG off:
+Then measures with DEBUG off, as bench/measure.py says every benchmark of requests does: in
+``--repeats`` interleaved repeats (5 by default, one more first to warm up, not counted), each
+of ``--batch`` requests a kind on random running games:
 
-- ``action``: ``action_submit`` for the seat to move of random running games (the greedy bot's
-  choice), then the same through HTTP: the page's form POSTed with the session and CSRF token;
-- ``page``: the game page of the seat to move (Django's test client, then HTTP);
-- ``sweep``: the deadline sweep beat runs (``games.tasks.sweep_deadlines``) with 0, 0.1% and 1%
-  of the running games due, on a clock moved to just before anything else is due, with the
-  EXPLAIN of its two queries;
-- ``floor``: PostgreSQL's own cost of a bare transaction of one INSERT and one UPDATE on tables
-  like the event and snapshot tables (``action`` runs it too, for its ratio).
+- the reference: a fixed pure-Python loop (CPU), ``SELECT 1`` through Django's connection and
+  the write floor (``Floor``: a bare INSERT + UPDATE + COMMIT on tables like the event and
+  snapshot tables, plain psycopg);
+- ``page``: the game page of the seat to move through Django's test client (this process's
+  CPU per request);
+- ``action``: ``action_submit`` of the greedy bot's choice in this process;
+- the same over HTTP, through the production server on loopback (gunicorn with the project's
+  config, one sync worker): the game page GET, then the POST of that page's form with its
+  session and CSRF token; the worker's CPU per request is read from /proc over each batch.
 
-Targets (README): an action under 15 ms at p95, the game page under 50 ms at p95, the sweep's
-cost in proportion to the games due (not to all games).
+Each figure gets its wall median and p95 over all requests, its CPU per request (median and
+p95 over the repeats) and its ratios to the reference of the same repeats. Then ``sweep``: the
+deadline sweep beat runs (``games.tasks.sweep_deadlines``) with 0, 0.1% and 1% of the running
+games due, on a clock moved to just before anything else is due, with the EXPLAIN of its two
+queries. The run starts with the date, the machine, the load average and PostgreSQL's settings
+and ends with the load average again.
+
+Targets (issue 21): the action at most 4 ms of the serving process's CPU (median) and p95 under
+10 ms over HTTP; the game page at most 8 ms of CPU and p95 under 20 ms; the sweep's cost in
+proportion to the games due (not to all games). ``--games 5000 --trajectories 300`` fills in
+half a minute and measures in about one (docs/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -73,6 +84,7 @@ from games.event_chain import event_hash, genesis_hash  # noqa: E402  (pure, no 
 DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/keltis_bench"
 DEFAULT_BROKER = "redis://127.0.0.1:6379/13"
 DEFAULT_CACHE = "rediscache://127.0.0.1:6379/14"
+#: "floor" is measured with the requests (each repeat's reference): it is kept as a name
 PIECES = ("fill", "floor", "action", "page", "sweep")
 
 #: issue 21's goals: the action's and the page's CPU per request (median) in the serving
