@@ -444,21 +444,13 @@ def action_submit(
                 # the one step left to the same seat is taken at once, in this transaction, as
                 # the player's own (source kept): a click that decides nothing is no choice
                 follow = action_submit(
-                    game_id=game_id,
-                    seat=seat,
-                    action=only,
-                    expected_seq=game.seq,
-                    user=user,
+                    game_id=game_id, seat=seat, action=only, expected_seq=game.seq, user=user,
                     source=source,
                 )
                 game, engine = follow.game, follow.engine
                 taken = [follow.event, *follow.automatic]
     return Submitted(
-        game=game,
-        event=event,
-        engine=engine,
-        seats=list(seats.values()),
-        before=before,
+        game=game, event=event, engine=engine, seats=list(seats.values()), before=before,
         automatic=tuple(taken),
     )
 

@@ -49,10 +49,8 @@ def page_marks(*, user_id: int | None, game_id: int | None) -> dict[int, tuple[i
         games = Game.objects.filter(seats__user_id=user_id, status__in=ACTIVE)
     if game_id is not None:
         games = games | Game.objects.filter(pk=game_id)
-    rows = (
-        games.distinct()
-        .annotate(seat_count=Count("seats", distinct=True))
-        .values_list("pk", "seq", "status", "seat_count")
+    rows = games.distinct().annotate(seat_count=Count("seats", distinct=True)).values_list(
+        "pk", "seq", "status", "seat_count"
     )
     return {pk: (seq, status, seats) for pk, seq, status, seats in rows}
 

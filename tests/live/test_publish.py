@@ -70,10 +70,7 @@ def test_a_start_and_every_action_publish_where_the_game_stands(
     game.refresh_from_db()
     [started] = received(inbox)
     assert (started.status, started.seq, started.to_move, started.seats) == (
-        "running",
-        0,
-        game.to_move,
-        2,
+        "running", 0, game.to_move, 2
     )
     assert set(started.users) == {anna.pk, bela.pk}
     bot, users = RandomBot(5), [anna, bela]
@@ -81,11 +78,8 @@ def test_a_start_and_every_action_publish_where_the_game_stands(
         game.refresh_from_db()
         with django_capture_on_commit_callbacks(execute=True):
             action_submit(
-                game_id=game.pk,
-                seat=game.to_move,
-                action=bot.choose(engine_state(game)),
-                expected_seq=game.seq,
-                user=users[game.to_move],
+                game_id=game.pk, seat=game.to_move, action=bot.choose(engine_state(game)),
+                expected_seq=game.seq, user=users[game.to_move],
             )
         game.refresh_from_db()
         # one change per action stored (a step the site took for the player is one more)
