@@ -56,6 +56,7 @@ from bench.infra import (
     use_ports,
     wait_until,
 )
+from bench.measure import Reference, django_pg_settings, footer, header, median
 from bench.players import (
     Budget,
     Http,
@@ -169,6 +170,8 @@ def main() -> int:
     if args.ports is not None:
         use_ports(args.ports)
 
+    started = time.perf_counter()
+    print("\n".join(header("bench/loadtest.py " + " ".join(sys.argv[1:]))))
     logs = Path(tempfile.mkdtemp(prefix="keltis-load-"))
     print(f"logs and VAR_DIRs in {logs}")
     with ExitStack() as stack:
@@ -219,6 +222,11 @@ def main() -> int:
             wait_until(worker.ready, 60, f"the celery worker {worker.name}")
         wait_until(beat.ready, 60, "celery beat")
 
+        print(django_pg_settings())
+        # the reference workload (bench/measure.py) before and after the players' run: the
+        # web servers' CPU per request is compared with it
+        reference = Reference()
+        reference.measure()
         setup_start = time.monotonic()
         users = create_players(
             args.players, "load", form_logins=args.form_logins, password=PASSWORD
@@ -263,6 +271,7 @@ def main() -> int:
         stats.started = time.monotonic()
         run_players(players, stats)
         web_cpu = [process_tree_cpu(web.pid) - cpu for web, cpu in zip(webs, web_cpu, strict=True)]
+        reference.measure()
 
         outbox = drain_emails(60)
         # every host sees the heartbeats the workers left, and a session ended on one host is
@@ -305,10 +314,13 @@ def main() -> int:
         print("\n".join(stats.report()))
         print(f"statuses: {dict(sorted(stats.statuses().items()))}")
         total_cpu = sum(web_cpu)
+        per_request = total_cpu / len(stats.samples) * 1000
         print(
-            f"web server CPU: {total_cpu:.0f} s, {total_cpu / len(stats.samples) * 1000:.0f} ms "
-            f"per request (all processes; the machine has 2 cores)"
+            f"web server CPU: {total_cpu:.0f} s, {per_request:.1f} ms per request, all kinds "
+            f"together (all processes; the machine has 2 cores); "
+            f"{per_request / median(reference.loop_cpu):.2f}x the reference loop"
         )
+        print("\n".join(reference.lines()) + "  (before and after the run)")
         if len(webs) > 1:
             served = stats.servers()
             print("requests per web server: " + ", ".join(
@@ -334,6 +346,7 @@ def main() -> int:
         print("files written into the VAR_DIRs: " + ", ".join(
             f"{name} {written or 'none'}" for name, written in files.items()
         ))
+        print("\n".join(footer(started)))
         if problems:
             print(f"\nFAILED: {len(problems)} problems")
             for problem in problems[:40]:

@@ -31,6 +31,9 @@ def hit(scope: str, key: str, rate: str | None = None) -> bool:
     window = int(time.time()) // seconds
     digest = hashlib.sha256(key.encode()).hexdigest()[:32]  # tokens may be long: keys stay short
     cache_key = f"ratelimit:{scope}:{digest}:{window}"
+    count_once = getattr(cache, "count", None)  # Redis (keltis_site.cache): one round trip
+    if count_once is not None:
+        return int(count_once(cache_key, seconds + 1)) <= limit
     if cache.add(cache_key, 1, timeout=seconds + 1):
         return True
     try:

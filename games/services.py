@@ -31,6 +31,7 @@ from . import clock, creation_limits, due
 from .after_response import call_after_response
 from .integrity import LogNotReplayable, game_freeze
 from .models import BotKind, Event, EventSource, Game, GameStatus, Seat, Snapshot
+from .prepared import Prepared
 from .rated import rated_status
 from .state import engine_start, engine_state
 
@@ -295,17 +296,24 @@ def _logged(submit: Callable[P, Submitted]) -> Callable[P, Submitted]:
     committed (an enclosing transaction that rolls back logs nothing), or "action rejected"
     with the error code. Both say how long the submission took, row-lock wait included."""
     signature = inspect.signature(submit)
+    defaults = {
+        name: p.default for name, p in signature.parameters.items() if p.default is not p.empty
+    }
 
     @functools.wraps(submit)
     def logged(*args: P.args, **kwargs: P.kwargs) -> Submitted:
         started = time.perf_counter()
-        call = signature.bind(*args, **kwargs)
-        call.apply_defaults()
+        if args:  # (the submit functions take keywords only: binding is for a positional call)
+            call = signature.bind(*args, **kwargs)
+            call.apply_defaults()
+            arguments = call.arguments
+        else:
+            arguments = {**defaults, **kwargs}
         fields: dict[str, Any] = {
-            "game_id": call.arguments["game_id"],
-            "seat": call.arguments["seat"],
-            "source": str(call.arguments["source"]),
-            "action_kind": str(call.arguments["action"]).split(" ", 1)[0][:32],
+            "game_id": arguments["game_id"],
+            "seat": arguments["seat"],
+            "source": str(arguments["source"]),
+            "action_kind": str(arguments["action"]).split(" ", 1)[0][:32],
         }
         try:
             result = submit(*args, **kwargs)
@@ -314,7 +322,7 @@ def _logged(submit: Callable[P, Submitted]) -> Callable[P, Submitted]:
             fields["error"] = exc.code
             if isinstance(exc, ActionRejected):
                 fields["engine_error"] = exc.engine_code
-            fields["expected_seq"] = call.arguments["expected_seq"]
+            fields["expected_seq"] = arguments["expected_seq"]
             log.info("action rejected", extra=fields)
             raise
         fields["seq"], fields["seat"] = result.event.seq, result.event.seat
@@ -323,6 +331,22 @@ def _logged(submit: Callable[P, Submitted]) -> Callable[P, Submitted]:
         return result
 
     return logged
+
+
+#: the two reads of every action, compiled once (games.prepared): the game, locked, with its
+#: snapshot (not locked: written below only where its seq is still the one read) ...
+_GAME_LOCKED = Prepared(
+    lambda pk: (
+        Game.objects.select_for_update(of=("self",))
+        .select_related("snapshot")
+        .filter(pk=pk)
+        .order_by()
+    )
+)
+#: ... and its 2-4 seats, with their users: names for the page, vacation ends for the clock
+_SEATS_WITH_USERS = Prepared(
+    lambda game_id: Seat.objects.filter(game_id=game_id).select_related("user")
+)
 
 
 @_logged
@@ -348,9 +372,10 @@ def action_submit(
     with transaction.atomic():
         # one query for the game (locked) and its snapshot (not locked: written below only
         # where its seq is still the one read), one for its 2-4 seats
-        game = (
-            Game.objects.select_for_update(of=("self",)).select_related("snapshot").get(pk=game_id)
-        )
+        found = _GAME_LOCKED.run(game_id)
+        if not found:
+            raise Game.DoesNotExist("Game matching query does not exist.")
+        game = found[0]
         if game.frozen:
             raise GameFrozen()
         if game.status != GameStatus.RUNNING:
@@ -358,7 +383,7 @@ def action_submit(
                 raise GameMovedOn()
             raise GameNotRunning()
         # with their users: names for the page, vacation ends for the clock
-        seats = {s.index: s for s in Seat.objects.filter(game=game).select_related("user")}
+        seats = {s.index: s for s in _SEATS_WITH_USERS.run(game.pk)}
         if seat is None:
             seat = next((s.index for s in seats.values() if _holds(s, user)), None)
             if seat is None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.db.models import Count, F
 
 from games.models import Game, GameStatus, Seat
+from games.prepared import Prepared
 
 from .messages import GameChange
 
@@ -12,21 +13,32 @@ from .messages import GameChange
 ACTIVE = (GameStatus.OPEN, GameStatus.RUNNING)
 
 
-def game_change(game_id: int) -> GameChange | None:
-    """The message for the game as committed now (None: no such game)."""
-    game = Game.objects.filter(pk=game_id).values("seq", "status", "to_move").first()
-    if game is None:
-        return None
-    users = tuple(
-        Seat.objects.filter(game_id=game_id, user__isnull=False)
+#: compiled once (games.prepared): the seats' users with their game's columns
+_SEATS_AND_GAME = Prepared(
+    lambda game_id: (
+        Seat.objects.filter(game_id=game_id)
         .order_by("index")
-        .values_list("user_id", flat=True)
+        .values_list("user_id", "game__seq", "game__status", "game__to_move")
     )
-    seats = Seat.objects.filter(game_id=game_id).count()
+)
+
+
+def game_change(game_id: int) -> GameChange | None:
+    """The message for the game as committed now (None: no such game): one query, the seats
+    with their game's columns (it runs after every action: three queries cost a millisecond of
+    the action's CPU), and a second one only for a game without seats."""
+    rows = _SEATS_AND_GAME.rows(game_id)
+    if rows:
+        _, seq, status, to_move = rows[0]
+    else:
+        game = Game.objects.filter(pk=game_id).values_list("seq", "status", "to_move").first()
+        if game is None:
+            return None
+        seq, status, to_move = game
     return GameChange(
-        game=game_id, seq=game["seq"], status=game["status"], to_move=game["to_move"],
-        seats=seats, users=users,
-    )
+        game=game_id, seq=seq, status=status, to_move=to_move, seats=len(rows),
+        users=tuple(row[0] for row in rows if row[0] is not None),
+    )  # fmt: skip
 
 
 def page_marks(

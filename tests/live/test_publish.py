@@ -159,3 +159,22 @@ def test_redis_pubsub_carries_the_message(
     pubsub.close()
     assert message is not None and message["type"] == "message"
     assert GameChange.decode(message["data"]).game == game.pk
+
+
+def test_the_change_of_a_game_is_read_in_one_query(
+    make_user: Any, django_assert_num_queries: Any
+) -> None:
+    """It is read after every action: the seats with their game's columns, one query; a bot's
+    seat counts among the seats and names no user."""
+    from live.selectors import game_change
+
+    anna = make_user()
+    game = game_create(creator=anna, kind="keltis", player_count=3, bots=["random", "random"])
+    game.refresh_from_db()
+    with django_assert_num_queries(1):
+        change = game_change(game.pk)
+    assert change == GameChange(
+        game=game.pk, seq=game.seq, status="running", to_move=game.to_move, seats=3,
+        users=(anna.pk,),
+    )  # fmt: skip
+    assert game_change(999_999) is None

@@ -150,3 +150,25 @@ def test_a_redis_that_does_not_answer_is_a_miss_not_a_hung_request(
     assert cache.get("a", "default") == "default"
     assert cache.unavailable().startswith("unreachable since ")  # type: ignore[union-attr]
     assert "TimeoutError" in cache.unavailable()  # type: ignore[operator]
+
+
+def test_count_adds_one_in_one_round_trip_and_expires_with_the_window(
+    redis_cache: RedisServer,
+) -> None:
+    """games.ratelimit's counter: created with its time to live, then incremented; while Redis
+    is away a rate-limit key counts in the process instead."""
+    server = raw(redis_cache)
+    assert [cache.count("ratelimit:t:k:1", 61) for _ in range(3)] == [1, 2, 3]
+    assert int(server.get(":1:ratelimit:t:k:1")) == 3
+    assert 0 < server.ttl(":1:ratelimit:t:k:1") <= 61
+    redis_cache.stop()
+    assert [cache.count("ratelimit:t:k:1", 61) for _ in range(2)] == [1, 2]
+
+
+def test_one_redis_client_object_serves_every_call_of_a_thread(redis_cache: RedisServer) -> None:
+    """Django makes a redis.Redis per call; ours keeps one per server (its pool holds the
+    connections either way)."""
+    client = cache._cache  # type: ignore[attr-defined]
+    assert client.get_client(None, write=True) is client.get_client(None, write=False)
+    cache.set("a", 1)
+    assert cache.get("a") == 1

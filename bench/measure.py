@@ -1,0 +1,264 @@
+"""How every benchmark that times requests takes its figures (issue 21), in one place.
+
+A figure taken on a shared machine depends on the hour: other processes take the cores, the
+disk's cache has been emptied, PostgreSQL runs with other settings. So each benchmark that
+reports request timings prints, with its figures:
+
+- the date, the load average before and after, the machine and PostgreSQL's settings that
+  matter (``header``, ``footer``, ``pg_settings``);
+- the serving process's CPU time per request, not only the wall time: read from
+  ``/proc/<pid>/stat`` (``process_cpu_ms``) before and after a batch of requests (the kernel
+  counts in clock ticks of 10 ms, so only a batch's sum divided by its size says something);
+- the median and p95 over at least five repeats, interleaved with the other measurements of
+  the run (page, action, reference, page, action, ...), so that a slow minute slows every
+  figure of that repeat instead of one figure of the run (``Series``);
+- a reference workload measured in the same repeats: a fixed pure-Python loop (CPU) and the
+  database floor, a ``SELECT 1`` round trip through Django's connection (``reference``), and
+  each figure's ratio to it. A slower hour shows as a slower reference, not as a regression.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import statistics
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+#: PostgreSQL's settings that change what a benchmark measures (printed with its figures)
+PG_SETTINGS = (
+    "server_version",
+    "autovacuum",
+    "shared_buffers",
+    "synchronous_commit",
+    "fsync",
+    "work_mem",
+    "full_page_writes",
+    "wal_level",
+    "jit",
+)
+
+#: iterations of the reference loop: about 10 ms of CPU on this project's machine
+REFERENCE_LOOP = 20_000
+#: round trips of the database reference per repeat
+REFERENCE_QUERIES = 200
+
+CLOCK_TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+# -- CPU time of a process -------------------------------------------------------------------------
+def process_cpu_ms(pid: int, children: bool = False) -> float | None:
+    """User + system CPU time a process has used so far, in ms (Linux ``/proc``; None where
+    there is none). ``children``: with its reaped children's (a gunicorn master's, once a
+    worker was replaced)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    # after the ")": state is field 0, so utime, stime, cutime, cstime are 11 to 14
+    ticks = sum(int(t) for t in fields[11 : 15 if children else 13])
+    return ticks * 1000 / CLOCK_TICK
+
+
+def worker_pids(master: int) -> list[int]:
+    """The child processes of ``master`` (a gunicorn master's workers), from ``/proc``."""
+    try:
+        return [int(p) for p in Path(f"/proc/{master}/task/{master}/children").read_text().split()]
+    except OSError:
+        return []
+
+
+def tree_cpu_ms(pid: int) -> float:
+    """CPU ms of a process and all its descendants, reaped ones included."""
+    own = process_cpu_ms(pid, children=True) or 0.0
+    return own + sum(tree_cpu_ms(child) for child in worker_pids(pid))
+
+
+# -- statistics ----------------------------------------------------------------------------------
+def median(values: Sequence[float]) -> float:
+    return statistics.median(values) if values else float("nan")
+
+
+def p95(values: Sequence[float]) -> float:
+    """The 95th percentile (inclusive: of five values, nearly the largest)."""
+    if len(values) < 2:
+        return values[0] if values else float("nan")
+    return statistics.quantiles(values, n=100, method="inclusive")[94]
+
+
+@dataclass
+class Series:
+    """One measured thing over the repeats of a run: the wall time of every request (ms) and
+    the CPU time per request of each repeat (ms: a batch's CPU divided by its requests)."""
+
+    what: str
+    #: wall time of each request, every repeat together
+    wall: list[float] = field(default_factory=list)
+    #: CPU per request, one value a repeat
+    cpu: list[float] = field(default_factory=list)
+    #: wall median of each repeat (how much the repeats differ)
+    repeat_wall: list[float] = field(default_factory=list)
+    queries: list[float] = field(default_factory=list)
+    #: whose CPU: "server" (the web process, from /proc) or "process" (this one)
+    cpu_of: str = "process"
+
+    def add(
+        self, wall: Sequence[float], cpu_total_ms: float | None, queries: float | None = None
+    ) -> None:
+        """One repeat's batch: its requests' wall times and the CPU the batch used in all."""
+        self.wall += wall
+        self.repeat_wall.append(median(wall))
+        if cpu_total_ms is not None and wall:
+            self.cpu.append(cpu_total_ms / len(wall))
+        if queries is not None:
+            self.queries.append(queries)
+
+    def line(self, ref: Reference | None = None) -> str:
+        text = (
+            f"{self.what}: wall median {median(self.wall):.2f} ms, p95 {p95(self.wall):.2f} ms "
+            f"({len(self.wall)} requests in {len(self.repeat_wall)} repeats)"
+        )
+        if self.cpu:
+            text += (
+                f"; {self.cpu_of} CPU per request median {median(self.cpu):.2f} ms, "
+                f"p95 {p95(self.cpu):.2f} ms"
+            )
+        if self.queries:
+            text += f"; {statistics.mean(self.queries):.1f} queries"
+        if ref is not None:
+            text += f"; {ref.ratios(self)}"
+        return text
+
+
+# -- the reference workload ----------------------------------------------------------------------
+def python_loop() -> float:
+    """A fixed pure-Python workload (dicts, strings, calls: what a request's Python does), its
+    CPU ms in this process."""
+    start = time.process_time()
+    table: dict[str, int] = {}
+    total = 0
+    for i in range(REFERENCE_LOOP):
+        key = f"k{i % 97}"
+        table[key] = table.get(key, 0) + i
+        total += len(str(i)) + (i % 7)
+    assert total and table
+    return (time.process_time() - start) * 1000
+
+
+def db_round_trip(queries: int = REFERENCE_QUERIES) -> tuple[float, float]:
+    """``SELECT 1`` through Django's connection ``queries`` times: the median wall ms of one,
+    and this process's CPU ms per query."""
+    from django.db import connection
+
+    times = []
+    with connection.cursor() as cur:
+        cur.execute("SELECT 1")  # connected, warm
+        start_cpu = time.process_time()
+        for _ in range(queries):
+            start = time.perf_counter()
+            cur.execute("SELECT 1")
+            cur.fetchone()
+            times.append((time.perf_counter() - start) * 1000)
+        cpu = (time.process_time() - start_cpu) * 1000 / queries
+    return median(times), cpu
+
+
+@dataclass
+class Reference:
+    """The reference workload of each repeat: the pure-Python loop's CPU ms, the database
+    floor's wall ms (``SELECT 1``)."""
+
+    loop_cpu: list[float] = field(default_factory=list)
+    select1: list[float] = field(default_factory=list)
+    select1_cpu: list[float] = field(default_factory=list)
+
+    def measure(self) -> None:
+        """One repeat's reference (three loops, their best: the loop's own cost, not a
+        scheduler's hiccup)."""
+        self.loop_cpu.append(min(python_loop() for _ in range(3)))
+        wall, cpu = db_round_trip()
+        self.select1.append(wall)
+        self.select1_cpu.append(cpu)
+
+    def lines(self) -> list[str]:
+        return [
+            f"reference, pure-Python loop ({REFERENCE_LOOP:,} iterations): CPU median "
+            f"{median(self.loop_cpu):.2f} ms, p95 {p95(self.loop_cpu):.2f} ms "
+            f"({len(self.loop_cpu)} repeats)",
+            f"reference, database floor (SELECT 1 through Django's connection): wall median "
+            f"{median(self.select1):.3f} ms, p95 {p95(self.select1):.3f} ms; client CPU "
+            f"{median(self.select1_cpu):.3f} ms",
+        ]
+
+    def ratios(self, series: Series) -> str:
+        """The series' CPU median to the loop's, and its wall median to ``SELECT 1``'s."""
+        parts = []
+        if series.cpu and self.loop_cpu:
+            parts.append(f"CPU {median(series.cpu) / median(self.loop_cpu):.2f}x loop")
+        if series.wall and self.select1:
+            parts.append(f"wall {median(series.wall) / median(self.select1):.0f}x SELECT 1")
+        return ", ".join(parts)
+
+
+def interleave(repeats: int, steps: Sequence[tuple[str, Callable[[int], Any]]]) -> None:
+    """Run every step once per repeat, in order (step(repeat)), so that the steps of a run
+    share its minutes: page, action, reference, page, action, reference, ..."""
+    for repeat in range(repeats):
+        for _name, step in steps:
+            step(repeat)
+
+
+# -- the run's circumstances ---------------------------------------------------------------------
+def machine() -> str:
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return f"{os.cpu_count()} cores ({cpu}), Python {sys.version.split()[0]}"
+
+
+def load_average() -> str:
+    one, five, fifteen = os.getloadavg()
+    return f"{one:.2f} / {five:.2f} / {fifteen:.2f} (1 / 5 / 15 min)"
+
+
+def header(title: str) -> list[str]:
+    """The first lines of a run: what, when (UTC), on what, how loaded."""
+    return [
+        f"{title}: {datetime.now(UTC):%Y-%m-%d %H:%M:%S} UTC",
+        f"machine: {machine()}",
+        f"load average at the start: {load_average()}",
+    ]
+
+
+def footer(started: float) -> list[str]:
+    return [
+        f"load average at the end: {load_average()}",
+        f"finished {datetime.now(UTC):%Y-%m-%d %H:%M:%S} UTC, "
+        f"{time.perf_counter() - started:.0f} s",
+    ]
+
+
+def pg_settings(cursor: Any) -> str:
+    """``SHOW`` of each of PG_SETTINGS, on one line (``cursor``: Django's or psycopg's)."""
+    values = []
+    for name in PG_SETTINGS:
+        cursor.execute(f"SHOW {name}")
+        values.append(f"{name}={cursor.fetchone()[0]}")
+    return "PostgreSQL: " + ", ".join(values)
+
+
+def django_pg_settings() -> str:
+    from django.db import connection
+
+    with connection.cursor() as cur:
+        return pg_settings(cur)

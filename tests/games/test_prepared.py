@@ -1,0 +1,68 @@
+"""games.prepared: the action's reads compiled once give what their querysets give."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.db import transaction
+from django.forms.models import model_to_dict
+
+from games.models import Game, Seat
+from games.prepared import Prepared
+from games.services import _GAME_LOCKED, _SEATS_WITH_USERS, game_create, game_join
+
+pytestmark = pytest.mark.django_db
+
+
+def started_game(make_user: Any) -> Game:
+    anna, bela = make_user(), make_user()
+    game = game_create(creator=anna, kind="keltis", player_count=3, bots=["random"])
+    game_join(game_id=game.pk, user=bela)
+    return Game.objects.get(pk=game.pk)
+
+
+def test_the_locked_game_comes_with_its_snapshot_as_the_queryset_gives_it(
+    make_user: Any, django_assert_num_queries: Any
+) -> None:
+    game = started_game(make_user)
+    with transaction.atomic():
+        with django_assert_num_queries(1):
+            [prepared] = _GAME_LOCKED.run(game.pk)
+            snapshot = prepared.snapshot  # attached: no query of its own
+        expected = Game.objects.select_related("snapshot").get(pk=game.pk)
+    assert model_to_dict(prepared) == model_to_dict(expected)
+    assert (prepared.created_at, prepared.chain_head) == (expected.created_at, expected.chain_head)
+    assert (snapshot.seq, snapshot.data) == (expected.snapshot.seq, expected.snapshot.data)
+    assert not prepared._state.adding
+    with transaction.atomic():
+        assert _GAME_LOCKED.run(999_999) == []
+
+
+def test_the_seats_come_in_order_with_their_users(
+    make_user: Any, django_assert_num_queries: Any
+) -> None:
+    game = started_game(make_user)
+    with django_assert_num_queries(1):
+        seats = _SEATS_WITH_USERS.run(game.pk)
+        users = [seat.user for seat in seats]  # attached, None for the bot's seat
+    expected = list(Seat.objects.filter(game=game).select_related("user"))
+    assert [model_to_dict(s) for s in seats] == [model_to_dict(s) for s in expected]
+    assert [u and u.email for u in users] == [s.user and s.user.email for s in expected]
+    assert users[1] is None  # the bot
+
+
+def test_a_query_whose_value_is_not_one_parameter_is_refused(make_user: Any) -> None:
+    """The value must be exactly one parameter of the SQL: here it is two."""
+    with pytest.raises(ValueError):
+        Prepared(lambda pk: Game.objects.filter(pk=pk, created_by_id=pk)).run(1)
+
+
+def test_a_values_list_gives_its_rows(make_user: Any) -> None:
+    game = started_game(make_user)
+    prepared = Prepared(
+        lambda pk: Seat.objects.filter(game_id=pk).order_by("index").values_list("index", "bot")
+    )
+    assert prepared.rows(game.pk) == [(0, ""), (1, "random"), (2, "")]
+    with pytest.raises(ValueError):
+        prepared.run(game.pk)
