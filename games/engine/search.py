@@ -1,0 +1,195 @@
+"""The strong bot: determinized rollouts over the hidden cards, the greedy bot as playout policy.
+
+From its player's view alone (records.md ``--as N``), it deals the cards it cannot see at random
+(games.engine.determinize) many times; in each such world it tries its best few candidate
+actions (ranked by the greedy heuristic), lets greedy bots play on for every seat, and values
+the result as its own score less the best other score (plus a bonus for a win when the game
+ended). The candidate with the best mean over the worlds is played. Every candidate meets the
+same worlds and the same playout seeds (common random numbers), so the comparison is fair even
+with few worlds.
+
+Determinism: the worlds and the playouts are drawn from the bot's seed, so with a budget that
+counts playouts only (``seconds=None``) one view and one seed always give one action. A time
+budget stops earlier on a slow machine; the site's default has both.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass, replace
+from typing import Any
+
+from .base import Game
+from .board import BoardGame
+from .bots import GreedyBot, scorer
+from .determinize import player_view, sample, viewer_of
+
+#: added to the score margin of a playout that reached the end: a win is what counts
+WIN_BONUS = 6.0
+
+
+@dataclass(frozen=True)
+class Budget:
+    """How much the strong bot thinks per move."""
+
+    #: worlds (deals of the hidden cards) to try, each with every candidate
+    playouts: int = 24
+    #: wall-clock limit in seconds, or None to count playouts only (reproducible)
+    seconds: float | None = 0.7
+    #: candidate actions (the greedy heuristic's best) compared by the rollouts
+    candidates: int = 5
+    #: playouts stop at the bot's ``horizon``-th next turn and are valued there; None: play to
+    #: the end. None takes each game's default (GAME_HORIZON)
+    horizon: int | None = None
+
+
+#: the card game's greedy bot is slow (it tries each action on a copy), so its playouts look one
+#: round ahead and value the position with the heuristic; the board game's play to the end
+GAME_HORIZON: dict[str, int | None] = {BoardGame.name: None, "keltis-cards": 1}
+
+DEFAULT_BUDGET = Budget()
+#: post-game analysis: every move of a player is looked at, so less per move
+ANALYSIS_BUDGET = Budget(playouts=8, seconds=0.25, candidates=4)
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """The search's verdict on one position: the best action and every candidate's value."""
+
+    best: str
+    values: dict[str, float]
+    worlds: int
+
+    def cost(self, action: str) -> float | None:
+        """How much worse than the best ``action`` looked (0 for the best), None if unvalued."""
+        if action not in self.values:
+            return None
+        return max(0.0, self.values[self.best] - self.values[action])
+
+
+class StrongBot:
+    """Determinized rollouts with greedy playouts; see the module docstring."""
+
+    kind = "strong"
+
+    def __init__(self, seed: int | None = None, budget: Budget = DEFAULT_BUDGET) -> None:
+        self.seed = random.Random(seed).getrandbits(32) if seed is not None else 0
+        self.budget = budget
+
+    def choose(self, game: Game) -> str:
+        """Only the player's view of ``game`` is used: the hidden cards stay unseen."""
+        return self.choose_view(player_view(game))
+
+    def choose_view(self, view: dict[str, Any]) -> str:
+        return judge(view, self.seed, self.budget).best
+
+
+def judge(view: dict[str, Any], seed: int, budget: Budget, include: str | None = None) -> Judgement:
+    """Search the position of ``view`` (whose player is to move). ``include``: an action that
+    is valued even when the heuristic would not make it a candidate (analysis of a move)."""
+    legal = list(view["legal"])
+    if not legal:
+        raise ValueError("the view's player is not to move")
+    if len(legal) == 1 and include in (None, legal[0]):
+        return Judgement(legal[0], {legal[0]: 0.0}, 0)
+    me = viewer_of(view)
+    rng = random.Random(seed)
+    first = sample(view, random.Random(rng.getrandbits(64)))
+    candidates = _candidates(first, budget.candidates, include)
+    if len(candidates) == 1:
+        return Judgement(candidates[0], {candidates[0]: 0.0}, 0)
+    horizon = budget.horizon if budget.horizon is not None else GAME_HORIZON.get(view["game"])
+    totals = dict.fromkeys(candidates, 0.0)
+    start = time.perf_counter()
+    worlds = 0
+    world = first
+    while worlds < budget.playouts:
+        playout_seed = rng.getrandbits(32)
+        for action in candidates:
+            totals[action] += _playout(world, action, me, playout_seed, horizon)
+        worlds += 1
+        if budget.seconds is not None:
+            spent = time.perf_counter() - start
+            if spent + spent / worlds > budget.seconds:
+                break
+        world = sample(view, random.Random(rng.getrandbits(64)))
+    values = {action: total / worlds for action, total in totals.items()}
+    best = max(candidates, key=lambda a: values[a])  # the first (the prior's best) on a tie
+    return Judgement(best, values, worlds)
+
+
+def _candidates(game: Game, limit: int, include: str | None) -> list[str]:
+    """The heuristic's best ``limit`` actions, best first (stable on ties), with ``include``."""
+    scored = scorer(game.name)(game)
+    order = sorted(range(len(scored)), key=lambda i: -scored[i][0])
+    chosen = [scored[i][1] for i in order[: max(1, limit)]]
+    if include is not None and include not in chosen:
+        chosen.append(include)
+    return chosen
+
+
+def _playout(world: Game, action: str, me: int, seed: int, horizon: int | None) -> float:
+    """Play ``action`` in a copy of ``world``, then greedy bots for every seat, up to the end or
+    to ``me``'s ``horizon``-th next turn; the value for ``me``."""
+    game = world.copy()
+    game.apply(action)
+    bots = [GreedyBot(seed + i) for i in range(game.n_players)]
+    turns = 0
+    was_me = True
+    while not game.finished:
+        to_move = game.to_move
+        assert to_move is not None
+        if horizon is not None and to_move == me and not was_me and _at_turn_start(game):
+            turns += 1
+            if turns >= horizon:
+                return _margin(game, me, finished=False)
+        was_me = to_move == me
+        game.apply(bots[to_move].choose(game))
+    return _margin(game, me, finished=True)
+
+
+def _at_turn_start(game: Game) -> bool:
+    return getattr(game, "phase_name", "play") == "play"
+
+
+def _margin(game: Game, me: int, finished: bool) -> float:
+    """Own value less the best other one; a finished game adds the win bonus."""
+    if finished:
+        values = [float(s) for s in game.scores()]
+    else:
+        values = [_static_value(game, p) for p in range(game.n_players)]
+    best_other = max(v for p, v in enumerate(values) if p != me)
+    margin = values[me] - best_other
+    if finished:
+        margin += WIN_BONUS if margin > 0 else WIN_BONUS / 2 if margin == 0 else 0.0
+    return margin
+
+
+def _static_value(game: Game, p: int) -> float:
+    """A position's worth to ``p`` before the end: the card game's heuristic valuation, the
+    board game's score as if it ended now."""
+    if game.name == BoardGame.name:
+        return float(game.scores()[p])
+    from .cardgame_greedy import evaluate, unseen_numbers
+
+    unseen = unseen_numbers(game, p)  # type: ignore[arg-type]
+    hidden = sum(sum(row) for row in unseen) + 1
+    draw_rate = game.deck_count / hidden / game.n_players  # type: ignore[attr-defined]
+    return evaluate(game, p, unseen, draw_rate)  # type: ignore[arg-type]
+
+
+def with_playouts(playouts: int, budget: Budget = DEFAULT_BUDGET) -> Budget:
+    """The budget with a fixed playout count and no clock: reproducible (tests, analysis)."""
+    return replace(budget, playouts=playouts, seconds=None)
+
+
+__all__ = [
+    "ANALYSIS_BUDGET",
+    "DEFAULT_BUDGET",
+    "Budget",
+    "Judgement",
+    "StrongBot",
+    "judge",
+    "with_playouts",
+]
