@@ -23,11 +23,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from games.engine import GAMES  # noqa: E402
-from games.engine.base import Game  # noqa: E402
-from games.engine.bots import GreedyBot  # noqa: E402
-from games.engine.determinize import player_view  # noqa: E402
-from games.engine.search import DEFAULT_BUDGET, Budget, StrongBot  # noqa: E402
+from games.engine import GAMES
+from games.engine.base import Game
+from games.engine.bots import GreedyBot
+from games.engine.determinize import player_view
+from games.engine.search import DEFAULT_BUDGET, Budget, StrongBot
 
 TARGET_2P, TARGET_4P, TARGET_P95_S = 0.65, 0.40, 1.0
 

@@ -22,9 +22,13 @@ from typing import Any
 
 from .base import Game
 from .board import BoardGame
+from .board_layouts import END_STONE, STONE_VALUES
 from .bots import GreedyBot, scorer
+from .cards import ASCENDING, COLOUR_INDEX, DESCENDING
 from .determinize import player_view, sample, viewer_of
 
+#: the share of the steps its fitting hand cards promise that a figure is valued at
+POTENTIAL_SHARE = 0.7
 #: added to the score margin of a playout that reached the end: a win is what counts
 WIN_BONUS = 6.0
 
@@ -42,6 +46,9 @@ class Budget:
     #: playouts stop at the bot's ``horizon``-th next turn and are valued there; None: play to
     #: the end. None takes each game's default (GAME_HORIZON)
     horizon: int | None = None
+    #: another candidate replaces the heuristic's choice only when its mean gain over the same
+    #: worlds exceeds this many standard errors: few noisy playouts do not overrule it
+    confidence: float = 1.0
 
 
 #: the card game's greedy bot is slow (it tries each action on a copy), so its playouts look one
@@ -100,23 +107,42 @@ def judge(view: dict[str, Any], seed: int, budget: Budget, include: str | None =
     if len(candidates) == 1:
         return Judgement(candidates[0], {candidates[0]: 0.0}, 0)
     horizon = budget.horizon if budget.horizon is not None else GAME_HORIZON.get(view["game"])
-    totals = dict.fromkeys(candidates, 0.0)
+    results: dict[str, list[float]] = {action: [] for action in candidates}
     start = time.perf_counter()
     worlds = 0
     world = first
     while worlds < budget.playouts:
         playout_seed = rng.getrandbits(32)
         for action in candidates:
-            totals[action] += _playout(world, action, me, playout_seed, horizon)
+            results[action].append(_playout(world, action, me, playout_seed, horizon))
         worlds += 1
         if budget.seconds is not None:
             spent = time.perf_counter() - start
             if spent + spent / worlds > budget.seconds:
                 break
         world = sample(view, random.Random(rng.getrandbits(64)))
-    values = {action: total / worlds for action, total in totals.items()}
-    best = max(candidates, key=lambda a: values[a])  # the first (the prior's best) on a tie
+    values = {action: sum(vals) / worlds for action, vals in results.items()}
+    best = _pick(candidates, results, budget.confidence)
     return Judgement(best, values, worlds)
+
+
+def _pick(candidates: list[str], results: dict[str, list[float]], confidence: float) -> str:
+    """The heuristic's choice (the first candidate) unless another did better over the same
+    worlds by more than ``confidence`` standard errors of the paired difference."""
+    base = results[candidates[0]]
+    n = len(base)
+    best, best_gain = candidates[0], 0.0
+    for action in candidates[1:]:
+        diffs = [a - b for a, b in zip(results[action], base, strict=True)]
+        mean = sum(diffs) / n
+        if mean <= best_gain:
+            continue
+        if n > 1:
+            var = sum((d - mean) ** 2 for d in diffs) / (n - 1)
+            if mean <= confidence * (var / n) ** 0.5:
+                continue
+        best, best_gain = action, mean
+    return best
 
 
 def _candidates(game: Game, limit: int, include: str | None) -> list[str]:
@@ -169,14 +195,38 @@ def _margin(game: Game, me: int, finished: bool) -> float:
 def _static_value(game: Game, p: int) -> float:
     """A position's worth to ``p`` before the end: the card game's heuristic valuation, the
     board game's score as if it ended now."""
-    if game.name == BoardGame.name:
-        return float(game.scores()[p])
+    if isinstance(game, BoardGame):
+        return _board_value(game, p)
     from .cardgame_greedy import evaluate, unseen_numbers
 
     unseen = unseen_numbers(game, p)  # type: ignore[arg-type]
     hidden = sum(sum(row) for row in unseen) + 1
     draw_rate = game.deck_count / hidden / game.n_players  # type: ignore[attr-defined]
     return evaluate(game, p, unseen, draw_rate)  # type: ignore[arg-type]
+
+
+def _board_value(game: BoardGame, p: int) -> float:
+    """The board game's score as if it ended now, plus the steps the figures may still take
+    with the fitting cards in hand (as many as turns are left), at POTENTIAL_SHARE."""
+    total = float(game.player_score(p))
+    turns_left = game.deck_count / game.n_players
+    pos, last, dirs, big = game.pos[p], game.last[p], game.dirs[p], game.big[p]
+    fitting = [0] * 5
+    for card in game.hands[p]:
+        ci = COLOUR_INDEX[card[0]]
+        value = int(card[1:])
+        d = dirs[ci]
+        if 0 < pos[ci] < END_STONE and not (
+            (d == ASCENDING and value < last[ci]) or (d == DESCENDING and value > last[ci])
+        ):
+            fitting[ci] += 1
+    for ci in range(5):
+        if fitting[ci]:
+            stone = pos[ci]
+            steps = min(fitting[ci], END_STONE - stone, int(turns_left))
+            gain = STONE_VALUES[stone + steps] - STONE_VALUES[stone]
+            total += POTENTIAL_SHARE * gain * (2 if big == ci else 1)
+    return total
 
 
 def with_playouts(playouts: int, budget: Budget = DEFAULT_BUDGET) -> Budget:
