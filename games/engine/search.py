@@ -39,10 +39,12 @@ class Budget:
 
     #: worlds (deals of the hidden cards) to try, each with every candidate
     playouts: int = 24
-    #: wall-clock limit in seconds, or None to count playouts only (reproducible)
+    #: limit in seconds of the searching thread's CPU time (a busy machine does not make the
+    #: bot weaker, only slower), or None to count playouts only (reproducible)
     seconds: float | None = 0.7
-    #: candidate actions (the greedy heuristic's best) compared by the rollouts
-    candidates: int = 5
+    #: candidate actions (the greedy heuristic's best) compared by the rollouts; None takes
+    #: each game's default (GAME_CANDIDATES)
+    candidates: int | None = None
     #: playouts stop at the bot's ``horizon``-th next turn and are valued there; None: play to
     #: the end. None takes each game's default (GAME_HORIZON)
     horizon: int | None = None
@@ -54,10 +56,12 @@ class Budget:
 #: the card game's greedy bot is slow (it tries each action on a copy), so its playouts look one
 #: round ahead and value the position with the heuristic; the board game's play to the end
 GAME_HORIZON: dict[str, int | None] = {BoardGame.name: None, "keltis-cards": 1}
+#: more candidates cost more playouts each; the card game's are cheaper (one round ahead)
+GAME_CANDIDATES: dict[str, int] = {BoardGame.name: 3, "keltis-cards": 4}
 
 DEFAULT_BUDGET = Budget()
 #: post-game analysis: every move of a player is looked at, so less per move
-ANALYSIS_BUDGET = Budget(playouts=8, seconds=0.25, candidates=4)
+ANALYSIS_BUDGET = Budget(playouts=8, seconds=0.25)
 
 
 @dataclass(frozen=True)
@@ -95,6 +99,7 @@ class StrongBot:
 def judge(view: dict[str, Any], seed: int, budget: Budget, include: str | None = None) -> Judgement:
     """Search the position of ``view`` (whose player is to move). ``include``: an action that
     is valued even when the heuristic would not make it a candidate (analysis of a move)."""
+    start = time.thread_time()
     legal = list(view["legal"])
     if not legal:
         raise ValueError("the view's player is not to move")
@@ -103,12 +108,12 @@ def judge(view: dict[str, Any], seed: int, budget: Budget, include: str | None =
     me = viewer_of(view)
     rng = random.Random(seed)
     first = sample(view, random.Random(rng.getrandbits(64)))
-    candidates = _candidates(first, budget.candidates, include)
+    limit = budget.candidates or GAME_CANDIDATES.get(view["game"], 3)
+    candidates = _candidates(first, limit, include)
     if len(candidates) == 1:
         return Judgement(candidates[0], {candidates[0]: 0.0}, 0)
     horizon = budget.horizon if budget.horizon is not None else GAME_HORIZON.get(view["game"])
     results: dict[str, list[float]] = {action: [] for action in candidates}
-    start = time.perf_counter()
     worlds = 0
     world = first
     while worlds < budget.playouts:
@@ -117,7 +122,7 @@ def judge(view: dict[str, Any], seed: int, budget: Budget, include: str | None =
             results[action].append(_playout(world, action, me, playout_seed, horizon))
         worlds += 1
         if budget.seconds is not None:
-            spent = time.perf_counter() - start
+            spent = time.thread_time() - start
             if spent + spent / worlds > budget.seconds:
                 break
         world = sample(view, random.Random(rng.getrandbits(64)))
