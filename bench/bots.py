@@ -68,6 +68,12 @@ def strong_share(
         winners = game.winners()
         if seat in winners:
             won += 1 / len(winners)
+        print(
+            f"  {cls.name} {players}p table {i + 1}/{games}: strong seat {seat}, "
+            f"scores {game.scores()}, strong's share so far {won / (i + 1):.2f}",
+            file=sys.stderr,
+            flush=True,
+        )
     return won / games
 
 

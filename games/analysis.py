@@ -19,7 +19,7 @@ from django.utils.translation import gettext_lazy as _
 from games.engine.determinize import player_view
 from games.engine.search import ANALYSIS_BUDGET, Budget, judge, with_playouts
 
-from .models import Event, Game, GameStatus, MoveAnalysis, Seat
+from .models import Event, EventSource, Game, GameStatus, MoveAnalysis, Seat
 from .services import GameServiceError
 from .state import apply_stored, engine_start
 
@@ -80,13 +80,15 @@ def analysis_compute(*, analysis_id: int) -> bool:
 
 
 def analyse_moves(game: Game, seat: int, budget: Budget | None = None) -> list[dict[str, Any]]:
-    """For each of ``seat``'s moves with a choice: the move, the bot's choice and the cost."""
+    """For each move with a choice that ``seat``'s player made: the move, the bot's choice and
+    the cost it saw."""
     budget = budget or ANALYSIS_SEARCH
     engine = engine_start(game)
     moves: list[dict[str, Any]] = []
-    events = Event.objects.filter(game=game).order_by("seq").values_list("seq", "seat", "action")
-    for seq, mover, action in events:
-        if mover == seat and len(engine.legal()) > 1:
+    events = Event.objects.filter(game=game).order_by("seq")
+    for seq, mover, action, source in events.values_list("seq", "seat", "action", "source"):
+        # the player's own choices: not a timeout's or a retired seat's bot move
+        if mover == seat and source == EventSource.PLAYER and len(engine.legal()) > 1:
             view = player_view(engine, seat)
             verdict = judge(view, seed=game.pk * 1_000_003 + seq, budget=budget, include=action)
             cost = verdict.cost(action) or 0.0

@@ -9,7 +9,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from games import analysis
+from games import analysis, bot_play
 from games.engine.bots import GreedyBot
 from games.engine.search import Budget
 from games.models import Event, Game, GameStatus, MoveAnalysis
@@ -164,3 +164,20 @@ def test_the_page_says_when_the_analysis_is_pending(client: Client, make_user: A
     client.force_login(anna)
     page = client.get(reverse("game_history", args=[game.pk])).content.decode()
     assert "The strong bot is looking at your moves" in page
+
+
+def test_only_the_players_own_choices_are_analysed(make_user: Any) -> None:
+    """A practice game against a bot: the bot seat's moves are not the player's choices."""
+    anna = make_user("anna")
+    game = game_create(creator=anna, kind="keltis", player_count=2, bots=["normal"])
+    while True:
+        game.refresh_from_db()
+        if game.status != GameStatus.RUNNING:
+            break
+        if game.to_move == 0:
+            action = GreedyBot(game.seq).choose(engine_state(game))
+            action_submit(game_id=game.pk, seat=0, action=action, user=anna)
+        else:
+            bot_play.bots_play(game_id=game.pk)
+    assert analysis.analyse_moves(game, 1) == []
+    assert analysis.analyse_moves(game, 0)

@@ -190,7 +190,7 @@ def test_form_passes_only_the_chosen_games_options() -> None:
         "player_count": 2,
         "options": {"closing_may_open_row": True},
         "days_per_move": 3,
-        "bots": ["random"],
+        "bots": ["easy"],
         "bank_increment_hours": 0,
         "bank_cap_hours": 0,
     }
