@@ -82,11 +82,14 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else 0.0
 
 
-def run(games: int, tables: int, budget: Budget, names: list[str]) -> list[str]:
+def run(
+    games: int, tables: int, budget: Budget, names: list[str], seed_offset: int = 0
+) -> list[str]:
     """The table's lines (also printed as they come)."""
     lines = [
         f"bench/bots.py {datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC, "
-        f"python {sys.version.split()[0]}, one process; budget: {budget}",
+        f"python {sys.version.split()[0]}, one process; budget: {budget}; "
+        f"seed offset {seed_offset}",
         "| game | strong vs greedy, 2p | strong at 4p tables (1 vs 3 greedy) "
         "| move p50 (CPU) | p95 (CPU) | p95 (wall) |",
         "|---|---|---|---|---|---|",
@@ -97,8 +100,9 @@ def run(games: int, tables: int, budget: Budget, names: list[str]) -> list[str]:
         cls = GAMES[name]
         times: list[float] = []
         walls: list[float] = []
-        two = strong_share(cls, 2, games, budget, times, 10_000, walls) if games else 0.0
-        four = strong_share(cls, 4, tables, budget, times, 20_000, walls) if tables else 0.0
+        first2, first4 = 10_000 + seed_offset, 20_000 + seed_offset
+        two = strong_share(cls, 2, games, budget, times, first2, walls) if games else 0.0
+        four = strong_share(cls, 4, tables, budget, times, first4, walls) if tables else 0.0
         p50 = statistics.median(times) if times else 0.0
         p95 = percentile(times, 0.95)
         row = (
@@ -124,13 +128,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seconds", type=float, default=None, help="time budget per move")
     parser.add_argument("--playouts", type=int, default=None, help="playout cap per move")
     parser.add_argument("--game", choices=sorted(GAMES), action="append", help="only this game")
+    parser.add_argument(
+        "--seed-offset", type=int, default=0, help="deal other games than the default run"
+    )
     args = parser.parse_args(argv)
     budget = DEFAULT_BUDGET
     if args.playouts is not None:
         budget = replace(budget, playouts=args.playouts)
     if args.seconds is not None:
         budget = replace(budget, seconds=args.seconds or None)
-    run(args.games, args.tables, budget, args.game or sorted(GAMES))
+    run(args.games, args.tables, budget, args.game or sorted(GAMES), args.seed_offset)
 
 
 if __name__ == "__main__":

@@ -51,6 +51,9 @@ class Budget:
     #: another candidate replaces the heuristic's choice only when its mean gain over the same
     #: worlds exceeds this many standard errors: few noisy playouts do not overrule it
     confidence: float = 1.0
+    #: with fewer worlds than this the heuristic's choice stands: a standard error from a
+    #: handful of playouts is itself too noisy (4-player card games fit only a few)
+    min_worlds: int = 8
 
 
 #: the card game's greedy bot is slow (it tries each action on a copy), so its playouts look one
@@ -127,16 +130,21 @@ def judge(view: dict[str, Any], seed: int, budget: Budget, include: str | None =
                 break
         world = sample(view, random.Random(rng.getrandbits(64)))
     values = {action: sum(vals) / worlds for action, vals in results.items()}
-    best = _pick(candidates, results, budget.confidence)
+    best = _pick(candidates, results, budget.confidence, budget.min_worlds)
     return Judgement(best, values, worlds)
 
 
-def _pick(candidates: list[str], results: dict[str, list[float]], confidence: float) -> str:
+def _pick(
+    candidates: list[str], results: dict[str, list[float]], confidence: float, min_worlds: int
+) -> str:
     """The heuristic's choice (the first candidate) unless another did better over the same
-    worlds by more than ``confidence`` standard errors of the paired difference."""
+    worlds (at least ``min_worlds``) by more than ``confidence`` standard errors of the paired
+    difference."""
     base = results[candidates[0]]
     n = len(base)
     best, best_gain = candidates[0], 0.0
+    if n < min_worlds:
+        return best
     for action in candidates[1:]:
         diffs = [a - b for a, b in zip(results[action], base, strict=True)]
         mean = sum(diffs) / n

@@ -7,7 +7,7 @@ from bench.bots import main, run
 from games.engine import GAMES
 from games.engine.search import Budget
 
-TINY = Budget(playouts=1, seconds=None, candidates=2, horizon=1)
+TINY = Budget(playouts=1, seconds=None, candidates=2, horizon=1, min_worlds=1)
 
 
 def test_the_bot_bench_completes_at_a_tiny_size(capsys) -> None:

@@ -20,7 +20,7 @@ from games.engine.bots import LEVELS, GreedyBot, RandomBot, make_bot
 from games.engine.determinize import player_view, sample, unseen_cards
 from games.engine.search import Budget, StrongBot, judge
 
-TINY = Budget(playouts=2, seconds=None, candidates=3, horizon=1)
+TINY = Budget(playouts=2, seconds=None, candidates=3, horizon=1, min_worlds=1)
 GAME_NAMES = sorted(GAMES)
 
 
@@ -155,6 +155,8 @@ def test_the_strong_bot_never_plays_an_illegal_action(
 ) -> None:
     positions = list(reach(GAMES[name], n, seed, greedy_share))
     game = positions[int(where * (len(positions) - 1))]
-    action = StrongBot(seed, Budget(playouts=1, seconds=None, candidates=3, horizon=1)).choose(game)
+    action = StrongBot(
+        seed, Budget(playouts=1, seconds=None, candidates=3, horizon=1, min_worlds=1)
+    ).choose(game)
     assert action in game.legal()
     game.apply(action)  # raises IllegalAction if it were not

@@ -18,7 +18,7 @@ from games.state import engine_state
 
 pytestmark = pytest.mark.django_db
 
-TINY = Budget(playouts=1, seconds=None, candidates=2, horizon=1)
+TINY = Budget(playouts=1, seconds=None, candidates=2, horizon=1, min_worlds=1)
 
 
 @pytest.fixture(autouse=True)
