@@ -32,6 +32,9 @@ from games.engine.determinize import player_view
 from games.engine.search import DEFAULT_BUDGET, Budget, StrongBot
 
 TARGET_2P, TARGET_4P, TARGET_P95_S = 0.65, 0.40, 1.0
+#: a table still running after this many actions is stopped and scored as it stands (listed)
+MAX_GAME_ACTIONS = 3000
+STUCK: list[str] = []
 
 
 def strong_share(
@@ -51,7 +54,9 @@ def strong_share(
         game = cls.new(players, {"seed": seed})
         greedy = [GreedyBot(seed * 10 + p) for p in range(players)]
         strong = StrongBot(seed, budget)
-        while not game.finished:
+        for _ in range(MAX_GAME_ACTIONS):
+            if game.finished:
+                break
             to_move = game.to_move
             assert to_move is not None
             if to_move == seat:
@@ -65,12 +70,16 @@ def strong_share(
             else:
                 action = greedy[to_move].choose(game)
             game.apply(action)
-        winners = game.winners()
+        if not game.finished:  # bots that keep drawing back their discards: scores as they stand
+            STUCK.append(f"{cls.name} {players}p seed {seed}")
+        scores = game.scores()
+        winners = [p for p, score in enumerate(scores) if score == max(scores)]
         if seat in winners:
             won += 1 / len(winners)
         print(
             f"  {cls.name} {players}p table {i + 1}/{games}: strong seat {seat}, "
-            f"scores {game.scores()}, strong's share so far {won / (i + 1):.2f}",
+            f"scores {scores}, {len(game.actions)} actions, "
+            f"strong's share so far {won / (i + 1):.2f}",
             file=sys.stderr,
             flush=True,
         )
@@ -114,6 +123,10 @@ def run(
         )
         print(row, flush=True)
         lines.append(row)
+    if STUCK:
+        note = f"stopped after {MAX_GAME_ACTIONS} actions, scored as they stood: {STUCK}"
+        print(note, flush=True)
+        lines.append(note)
     return lines
 
 

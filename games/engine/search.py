@@ -29,6 +29,12 @@ from .determinize import player_view, sample, viewer_of
 
 #: the share of the steps its fitting hand cards promise that a figure is valued at
 POTENTIAL_SHARE = 0.7
+#: how much the others' mean value counts against the own at a 3- or 4-player cut-off (the
+#: bench: 0 did best at 4-player card tables, see docs/bots.md)
+OTHERS_WEIGHT = 0.0
+#: a playout that has not ended after this many actions is cut off and valued as it stands:
+#: bots that draw back from the piles what they discard need not ever empty the deck
+MAX_PLAYOUT_ACTIONS = 600
 #: added to the score margin of a playout that reached the end: a win is what counts
 WIN_BONUS = 6.0
 
@@ -176,7 +182,9 @@ def _playout(world: Game, action: str, me: int, seed: int, horizon: int | None) 
     bots = [GreedyBot(seed + i) for i in range(game.n_players)]
     turns = 0
     was_me = True
-    while not game.finished:
+    for _ in range(MAX_PLAYOUT_ACTIONS):
+        if game.finished:
+            break
         to_move = game.to_move
         assert to_move is not None
         if horizon is not None and to_move == me and not was_me and _at_turn_start(game):
@@ -185,7 +193,7 @@ def _playout(world: Game, action: str, me: int, seed: int, horizon: int | None) 
                 return _margin(game, me, finished=False)
         was_me = to_move == me
         game.apply(bots[to_move].choose(game))
-    return _margin(game, me, finished=True)
+    return _margin(game, me, finished=game.finished)
 
 
 def _at_turn_start(game: Game) -> bool:
@@ -198,8 +206,12 @@ def _margin(game: Game, me: int, finished: bool) -> float:
         values = [float(s) for s in game.scores()]
     else:
         values = [_static_value(game, p) for p in range(game.n_players)]
-    best_other = max(v for p, v in enumerate(values) if p != me)
-    margin = values[me] - best_other
+    others = [v for p, v in enumerate(values) if p != me]
+    if not finished and len(others) > 1:
+        # a heuristic value of a position mid-game: against several players, chasing down the
+        # one who looks best is noise more than play, so the others count on average
+        return values[me] - OTHERS_WEIGHT * sum(others) / len(others)
+    margin = values[me] - max(others)
     if finished:
         margin += WIN_BONUS if margin > 0 else WIN_BONUS / 2 if margin == 0 else 0.0
     return margin
