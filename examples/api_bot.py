@@ -1,12 +1,13 @@
-"""A bot that plays Keltis through the public API alone (docs/api.md), with the engine's greedy
-bot choosing on the view the API gives it.
+"""A bot that plays Keltis through the public API alone (docs/api.md), with one of the engine's
+bots (easy, normal or strong) choosing on the view the API gives it.
 
-    python examples/api_bot.py --url https://keltis.example --token klt_... [--stream-url URL]
+    python examples/api_bot.py --url https://keltis.example --token klt_... [--level strong]
 
 It listens to its event stream (Server-Sent Events, resumed with Last-Event-ID after a broken
 connection) and, on every ``my_turn``, reads the game as its seat may see it, deals the
-cards it cannot see at random (``games.engine.determinize``), asks the greedy bot for an
-action, checks it against the legal actions the API listed and sends it with the game's
+hands that view to the engine's bot of the chosen level (a bot sees only its seat's view; the
+strong one deals the cards it cannot see at random, ``games.engine.determinize``), checks the
+action checks it against the legal actions the API listed and sends it with the game's
 sequence number. Standard library only (urllib), plus this repository's pure-Python engine.
 The account should be a bot account (settings, "API tokens and bot account") and the token
 needs the play scope.
@@ -27,7 +28,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the engine, without Django
 
 from games.engine.bots import make_bot
-from games.engine.determinize import from_view
+
+LEVELS = ("easy", "normal", "strong")
 
 
 class ApiError(Exception):
@@ -62,18 +64,23 @@ class Client:
         return self._call("POST", path, body if body is not None else {})
 
 
-def choose(game: dict[str, Any], rng: random.Random) -> str:
-    """The greedy bot's action on the game as the API showed it (its legal list decides)."""
+def choose(game: dict[str, Any], rng: random.Random, level: str = "normal") -> str:
+    """The engine bot's action on the game as the API showed it (its legal list decides)."""
     legal = game["legal"]
+    view = {
+        "game": game["kind"],
+        "state": game["state"],
+        "to_move": game["state"]["viewer"],
+        "legal": legal,
+    }
     try:
-        engine = from_view(game["kind"], game["state"], rng)
-    except ValueError:  # a game the determinization does not know: any legal action
+        action = make_bot(level, rng.randrange(2**32)).choose_view(view)
+    except (KeyError, ValueError):  # a view the engine's bots do not know: any legal action
         return rng.choice(legal)
-    action = make_bot("greedy", rng.randrange(2**32)).choose(engine)
     return action if action in legal else rng.choice(legal)
 
 
-def play_game(client: Client, game_id: int, rng: random.Random) -> list[str]:
+def play_game(client: Client, game_id: int, rng: random.Random, level: str = "normal") -> list[str]:
     """Take every action the game awaits from this bot now; returns what was applied."""
     applied: list[str] = []
     while True:
@@ -82,7 +89,8 @@ def play_game(client: Client, game_id: int, rng: random.Random) -> list[str]:
             return applied
         try:
             answer = client.post(
-                f"games/{game_id}/actions/", {"action": choose(game, rng), "seq": game["seq"]}
+                f"games/{game_id}/actions/",
+                {"action": choose(game, rng, level), "seq": game["seq"]},
             )
         except ApiError as exc:
             if exc.code in ("stale_sequence", "not_your_turn"):
@@ -91,12 +99,12 @@ def play_game(client: Client, game_id: int, rng: random.Random) -> list[str]:
         applied += answer["applied"]
 
 
-def play_all(client: Client, rng: random.Random) -> int:
+def play_all(client: Client, rng: random.Random, level: str = "normal") -> int:
     """Every game where it is this bot's turn (my turn first in the list); actions taken."""
     taken = 0
     for game in client.get("games/")["running"]:
         if game["my_turn"]:
-            taken += len(play_game(client, game["id"], rng))
+            taken += len(play_game(client, game["id"], rng, level))
     return taken
 
 
@@ -119,9 +127,9 @@ def events(client: Client, last_id: str | None) -> Any:
                 event[key] = value
 
 
-def run(client: Client) -> None:
+def run(client: Client, level: str = "normal") -> None:
     rng = random.Random()
-    play_all(client, rng)
+    play_all(client, rng, level)
     last_id = None
     delay = 1.0
     while True:
@@ -130,7 +138,7 @@ def run(client: Client) -> None:
                 last_id = event_id or last_id
                 delay = 1.0
                 if kind == "my_turn":
-                    play_game(client, data["game"], rng)
+                    play_game(client, data["game"], rng, level)
         except (OSError, urllib.error.URLError) as exc:
             print(f"stream lost ({exc}); again in {delay:.0f} s", file=sys.stderr)
             time.sleep(delay)
@@ -142,8 +150,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--url", required=True, help="the site, e.g. https://keltis.example")
     parser.add_argument("--token", required=True, help="a personal API token (play scope)")
     parser.add_argument("--stream-url", help="the stream server, when not the site's host")
+    parser.add_argument("--level", choices=LEVELS, default="normal", help="the engine bot's level")
     args = parser.parse_args(argv)
-    run(Client(args.url, args.token, args.stream_url))
+    run(Client(args.url, args.token, args.stream_url), args.level)
     return 0
 
 

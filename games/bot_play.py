@@ -9,13 +9,14 @@ from __future__ import annotations
 from django.db.models import F, Q
 
 from games.engine.bots import make_bot
+from games.engine.determinize import player_view
 
 from .models import EventSource, Game, GameStatus, Seat
 from .services import GameFrozen, GameMovedOn, NotYourTurn, action_submit, frozen_on_bad_log
 from .state import engine_state
 
 MAX_BOT_ACTIONS = 10_000  # a bound, never reached in a game that has a person at the table
-RETIRED_SEAT_BOT = "greedy"  # a retired seat plays safe, sensible moves
+RETIRED_SEAT_BOT = "normal"  # a retired seat plays safe, sensible moves (the greedy bot)
 
 
 def bot_to_move(game_id: int) -> bool:
@@ -62,8 +63,11 @@ def _bot_action(game_id: int) -> int | None:
         return None
     engine = engine_state(game)
     kind = seat.bot or RETIRED_SEAT_BOT
-    # seeded by game and position: the same position always gets the same bot action
-    action = make_bot(kind, seed=game.pk * 1_000_003 + game.seq).choose(engine)
+    # the bot is given only what its seat may see (never the other hands or the deck), and is
+    # seeded by game and position: the same position gets the same action (the strong bot's
+    # time budget aside, which may stop it earlier on a busy worker)
+    view = player_view(engine, seat.index)
+    action = make_bot(kind, seed=game.pk * 1_000_003 + game.seq).choose_view(view)
     source = EventSource.BOT if seat.bot else EventSource.RETIRED
     try:
         action_submit(

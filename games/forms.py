@@ -9,13 +9,14 @@ from django.utils.translation import gettext_lazy as _
 
 from .engine.registry import GAMES
 from .listings import option_help, option_label
-from .models import DAYS_PER_MOVE_CHOICES, BotKind, GameKind
+from .models import BOT_LEVELS, DAYS_PER_MOVE_CHOICES, BotKind, GameKind
 from .rated import RatedStatus, rated_status, rule_text
 
 #: how many seats besides the creator's a game can have
 OTHER_SEATS = 3
 
-SEAT_CHOICES = [("", _("wait for a person")), *BotKind.choices]
+#: a seat waits for a person or takes a bot of the level chosen (easy, normal, strong)
+SEAT_CHOICES = [("", _("wait for a person")), *((level.value, level.label) for level in BOT_LEVELS)]
 
 #: the time bank presets: (hours added per move, the most the bank may hold)
 NO_BANK, CUSTOM_BANK = "none", "custom"

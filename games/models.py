@@ -35,8 +35,19 @@ class GameStatus(models.TextChoices):
 
 
 class BotKind(models.TextChoices):
+    """A bot seat's engine bot (games.engine.bots.make_bot). The levels a player chooses are
+    easy, normal and strong; ``random`` and ``greedy`` (the normal bot's engine name) stay for
+    the games and tools that already use them."""
+
+    EASY = "easy", _("easy bot")
+    NORMAL = "normal", _("normal bot")
+    STRONG = "strong", _("strong bot")
     RANDOM = "random", _("random bot")
     GREEDY = "greedy", _("greedy bot")
+
+
+#: the bot levels a player may choose for a seat, weakest first
+BOT_LEVELS = (BotKind.EASY, BotKind.NORMAL, BotKind.STRONG)
 
 
 DAYS_PER_MOVE_CHOICES = [(d, d) for d in (1, 2, 3, 5, 7, 14)]
@@ -295,3 +306,31 @@ class Snapshot(models.Model):
 
     def __str__(self) -> str:
         return f"{self.game} at {self.seq}"
+
+
+class MoveAnalysis(models.Model):
+    """The strong bot's look back at one player's moves of a finished game: for each move with
+    a choice, what it would have played and how much it thought the move played cost.
+
+    Asked for by a player of the game (one row per seat), computed once by a worker
+    (games.analysis), shown only once the game has ended.
+    """
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="analyses")
+    seat = models.PositiveSmallIntegerField()
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    requested_at = models.DateTimeField(default=timezone.now)
+    #: set when the worker has stored ``moves``; until then the analysis is pending
+    done_at = models.DateTimeField(null=True, blank=True)
+    #: one entry per move with a choice: {"seq", "played", "best", "cost"} (cost in points)
+    moves = models.JSONField(default=list, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["game", "seat"], name="analysis_unique_seat"),
+        ]
+
+    def __str__(self) -> str:
+        return f"analysis of {self.game} seat {self.seat}"

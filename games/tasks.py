@@ -94,3 +94,16 @@ def after_action(game_id: int, seq: int, automatic_next: bool | None = None) -> 
         automatic_next = bot_play.bot_to_move(game_id)
     if automatic_next:
         play_bots.delay(game_id)
+
+
+@shared_task(acks_late=True, ignore_result=True)
+def analyse_game(analysis_id: int) -> bool:
+    """Compute one post-game analysis (games.analysis); a second run finds it stored."""
+    from . import analysis
+
+    return analysis.analysis_compute(analysis_id=analysis_id)
+
+
+def queue_analysis(analysis_id: int) -> None:
+    """games.analysis's hook: the analysis row committed, the worker computes it."""
+    analyse_game.delay(analysis_id)

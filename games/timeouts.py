@@ -14,13 +14,16 @@ from django.db import transaction
 from django.utils import timezone
 
 from games.engine.bots import make_bot
+from games.engine.determinize import player_view
 
 from . import clock, due
 from .models import EventSource, Game, GameStatus, Seat
 from .services import TURN_FIELDS, GameFrozen, action_submit, frozen_on_bad_log, game_finish_early
 from .state import engine_state
 
-TIMEOUT_BOT = "greedy"
+#: a timed-out turn is played by the normal bot (the greedy heuristic), whatever the levels of
+#: the table's bot seats: sensible, quick, and never the strong bot's search
+TIMEOUT_BOT = "normal"
 MAX_TURN_ACTIONS = 50  # a turn is a handful of actions; a bound against any engine surprise
 SWEEP_BATCH = 500
 
@@ -113,7 +116,8 @@ def _play_turn(game: Game, seat: Seat, source: str) -> None:
         if game.status != GameStatus.RUNNING or game.to_move != seat.index:
             return
         engine = engine_state(game)
-        action = make_bot(TIMEOUT_BOT, seed=game.pk * 1_000_003 + game.seq).choose(engine)
+        view = player_view(engine, seat.index)  # the seat's view only, as a player has
+        action = make_bot(TIMEOUT_BOT, seed=game.pk * 1_000_003 + game.seq).choose_view(view)
         action_submit(
             game_id=game.pk, seat=seat.index, action=action, expected_seq=game.seq, source=source
         )

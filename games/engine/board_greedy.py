@@ -21,7 +21,7 @@ from .board import (
     BoardGame,
 )
 from .board_layouts import END_STONE, STONE_VALUES
-from .bots import HEURISTICS
+from .bots import HEURISTICS, SCORERS
 from .cards import ASCENDING, COLOURS, DESCENDING
 
 START_COST_PER_MISSING_CARD = 2.5  # a path opened without cards to follow stays at -4
@@ -123,6 +123,13 @@ def _draw_value(game: BoardGame, p: int, action: str) -> float:
 
 def greedy_action(game: BoardGame, rng: random.Random) -> str:
     """The legal action with the highest one-step value; ties broken by ``rng``."""
+    scored = scored_actions(game)
+    best = max(score for score, _ in scored)
+    return rng.choice([a for score, a in scored if score >= best - 1e-9])
+
+
+def scored_actions(game: BoardGame) -> list[tuple[float, str]]:
+    """Every legal action with its one-step value (the search bot's prior)."""
     p = game.current
     legal = game.legal()
     phase = game.phase_name
@@ -139,8 +146,8 @@ def greedy_action(game: BoardGame, rng: random.Random) -> str:
                 scored.append((-_keep_value(game, p, ACTIONS[a][1]), a))
             else:
                 scored.append((_play_value(game, p, a), a))
-    best = max(score for score, _ in scored)
-    return rng.choice([a for score, a in scored if score >= best - 1e-9])
+    return scored
 
 
 HEURISTICS[BoardGame.name] = greedy_action
+SCORERS[BoardGame.name] = scored_actions

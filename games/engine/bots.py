@@ -1,25 +1,48 @@
 """Bots that choose an action for whoever is to move: for timeouts, practice and load tests.
 
 ``random`` picks uniformly among the legal actions from its own seeded generator; ``greedy``
-asks the game's heuristic (registered per game name) for a sensible action.
+asks the game's heuristic (registered per game name) for a sensible action. The levels a player
+chooses are ``easy`` (greedy half the time, else any legal action), ``normal`` (greedy) and
+``strong`` (games.engine.search: determinized rollouts over the hidden cards).
+
+Every bot answers ``choose_view(view)``: it gets only what its player may see (the records.md
+``--as N`` answer, see games.engine.determinize.player_view), never the hidden cards. ``choose``
+on a whole game is the fast path the search's own playouts and the bench use.
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from typing import Protocol
+from typing import Any, Protocol
 
 from .base import Game
 
 Heuristic = Callable[[Game, random.Random], str]
 HEURISTICS: dict[str, Heuristic] = {}
+#: per game: every legal action with the heuristic's value for it (the search bot's prior)
+SCORERS: dict[str, Callable[[Game], list[tuple[float, str]]]] = {}
+
+#: the levels a player may choose for a bot seat, weakest first
+LEVELS = ("easy", "normal", "strong")
 
 
 class Bot(Protocol):
     def choose(self, game: Game) -> str:
         """A legal action for the player the game awaits."""
         ...
+
+    def choose_view(self, view: dict[str, Any]) -> str:
+        """A legal action for the player whose view (``--as N``) this is, who is to move."""
+        ...
+
+
+def view_game(view: dict[str, Any], seed: int = 0) -> Game:
+    """A game the view's player cannot tell from the real one (hidden cards sampled): what a
+    one-step bot needs, since it reads only the own hand and what is public."""
+    from .determinize import sample
+
+    return sample(view, random.Random(seed))
 
 
 class RandomBot:
@@ -44,6 +67,9 @@ class RandomBot:
             i = getrandbits(k)
         return legal[i]
 
+    def choose_view(self, view: dict[str, Any]) -> str:
+        return self.rng.choice(view["legal"])
+
 
 class GreedyBot:
     """The game's own one-step heuristic; the generator only breaks ties."""
@@ -56,6 +82,28 @@ class GreedyBot:
     def choose(self, game: Game) -> str:
         return _heuristic(game.name)(game, self.rng)
 
+    def choose_view(self, view: dict[str, Any]) -> str:
+        return self.choose(view_game(view))
+
+
+class EasyBot:
+    """The easy level: the greedy choice half the time, else any legal action. It still
+    builds columns, but it wastes about every other turn, which a beginner can beat."""
+
+    kind = "easy"
+    GREEDY_SHARE = 0.5
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.rng = random.Random(seed)
+
+    def choose(self, game: Game) -> str:
+        if self.rng.random() < self.GREEDY_SHARE:
+            return _heuristic(game.name)(game, self.rng)
+        return self.rng.choice(game.legal())
+
+    def choose_view(self, view: dict[str, Any]) -> str:
+        return self.choose(view_game(view))
+
 
 def _heuristic(name: str) -> Heuristic:
     if name not in HEURISTICS:
@@ -63,14 +111,34 @@ def _heuristic(name: str) -> Heuristic:
     return HEURISTICS[name]
 
 
-BOTS: dict[str, type[RandomBot] | type[GreedyBot]] = {"random": RandomBot, "greedy": GreedyBot}
+def scorer(name: str) -> Callable[[Game], list[tuple[float, str]]]:
+    _heuristic(name)
+    return SCORERS[name]
+
+
+def _strong(seed: int | None = None) -> Bot:
+    from .search import StrongBot
+
+    return StrongBot(seed)
+
+
+BOTS: dict[str, Callable[[int | None], Bot]] = {
+    "random": RandomBot,
+    "greedy": GreedyBot,
+    "easy": EasyBot,
+    "normal": GreedyBot,
+    "strong": _strong,
+}
 
 
 def make_bot(kind: str, seed: int | None = None) -> Bot:
+    """The bot of a kind (a level, or ``random``/``greedy``), seeded: the same seed and the
+    same view give the same action (the strong bot: when its budget counts playouts)."""
     try:
-        return BOTS[kind](seed)
+        factory = BOTS[kind]
     except KeyError:
         raise ValueError(f"unknown bot '{kind}' (known: {', '.join(sorted(BOTS))})") from None
+    return factory(seed)
 
 
 def play_out(game: Game, bots: list[Bot], max_actions: int = 100_000) -> Game:

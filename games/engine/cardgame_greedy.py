@@ -13,7 +13,7 @@ from __future__ import annotations
 import random
 
 from .base import Game
-from .bots import HEURISTICS
+from .bots import HEURISTICS, SCORERS
 from .cardgame import (
     DRAW_PHASE,
     END_PHASE,
@@ -56,7 +56,7 @@ def _row_value(length: float) -> float:
     return ROW_SCORES[low] + frac * (ROW_SCORES[low + 1] - ROW_SCORES[low])
 
 
-def _unseen(game: CardGame, p: int) -> list[list[int]]:
+def unseen_numbers(game: CardGame, p: int) -> list[list[int]]:
     """Number cards ``p`` has not seen (deck, removed, other hands), by colour and value."""
     counts = [list(row) for row in _FULL]
     seen: list[str] = list(game.hands[p])
@@ -145,14 +145,43 @@ def greedy_action(game: Game, rng: random.Random) -> str:
     legal = game.legal()
     if len(legal) == 1:
         return legal[0]
-    p = game.current
     if game.phase == END_PHASE:
-        return _end_phase_action(game, p, legal, rng)
-    unseen = _unseen(game, p)
+        return _end_phase_action(game, game.current, legal, rng)
+    best_value, best = -1e9, []
+    for value, action in _play_values(game, legal):
+        if value > best_value + 1e-9:
+            best_value, best = value, [action]
+        elif value > best_value - 1e-9:
+            best.append(action)
+    return rng.choice(best)
+
+
+def scored_actions(game: Game) -> list[tuple[float, str]]:
+    """Every legal action with the value ``greedy_action`` gives it (the search bot's prior)."""
+    assert isinstance(game, CardGame)
+    legal = game.legal()
+    if game.phase == END_PHASE:
+        base = game.player_score(game.current)
+        scored = []
+        for action in legal:
+            if action == "done":
+                scored.append((0.0, action))
+                continue
+            trial = game.copy()
+            trial.apply(action)
+            scored.append((float(trial.player_score(game.current) - base), action))
+        return scored
+    return _play_values(game, legal)
+
+
+def _play_values(game: CardGame, legal: list[str]) -> list[tuple[float, str]]:
+    """Each legal action of the play or draw phase with the value of its result."""
+    p = game.current
+    unseen = unseen_numbers(game, p)
     hidden = sum(sum(row) for row in unseen) + 1
     draw_rate = game.deck_count / hidden / game.n_players
     base = evaluate(game, p, unseen, draw_rate)
-    best_value, best = -1e9, []
+    scored = []
     for action in legal:
         if action == "draw deck":
             value = base + DECK_CARD_VALUE
@@ -165,11 +194,8 @@ def greedy_action(game: Game, rng: random.Random) -> str:
                     value += DECK_CARD_VALUE * trial.draws_left
                 else:
                     value += _ending_bonus(trial, p)
-        if value > best_value + 1e-9:
-            best_value, best = value, [action]
-        elif value > best_value - 1e-9:
-            best.append(action)
-    return rng.choice(best)
+        scored.append((value, action))
+    return scored
 
 
 def _ending_bonus(game: CardGame, p: int) -> float:
@@ -197,5 +223,6 @@ def _end_phase_action(game: CardGame, p: int, legal: list[str], rng: random.Rand
 
 
 HEURISTICS[CardGame.name] = greedy_action
+SCORERS[CardGame.name] = scored_actions
 
-__all__ = ["evaluate", "greedy_action"]
+__all__ = ["evaluate", "greedy_action", "scored_actions", "unseen_numbers"]

@@ -23,9 +23,10 @@ from django.utils.translation import gettext as _
 from django.views.decorators.cache import cache_control
 from django.views.decorators.http import require_GET, require_POST
 
-from games import integrity, presenters, ratelimit, selectors
+from games import analysis, integrity, presenters, ratelimit, selectors
 from games.error_messages import service_error_text
 from games.models import Game
+from games.presenters.analysis import analysis_rows, analysis_summary
 from games.services import GameServiceError, NotYourSeat, action_submit
 
 TEXT = "text/plain; charset=utf-8"
@@ -112,7 +113,44 @@ def game_history(request: HttpRequest, game_id: int) -> HttpResponse:
     game = get_object_or_404(Game, pk=game_id)
     page = selectors.game_history(game=game, step=request.GET.get("step"))
     integrity.freeze_if_unreplayable(page.unreplayable)
-    return render(request, "games/history.html", presenters.history_context(page))
+    context = presenters.history_context(page)
+    # the analysis exists only for finished games (games.analysis refuses to make it before)
+    mine = analysis.analysis_for(game=game, user=request.user)
+    context["analysis"] = mine
+    context["analysis_can_ask"] = mine is None and analysis.can_ask(game=game, user=request.user)
+    context["analysis_rows"] = None
+    if mine is not None and mine.done_at is not None:
+        rows = analysis_rows(game.kind, mine.moves)
+        context["analysis_rows"] = rows
+        context["analysis_summary"] = analysis_summary(rows)
+    return render(request, "games/history.html", context)
+
+
+@require_POST
+def game_analysis_request(request: HttpRequest, game_id: int) -> HttpResponse:
+    """A player of a finished game asks for the strong bot's look at their moves; a worker
+    computes it once. Answered by a redirect to the history page."""
+    history = reverse("game_history", args=[game_id]) + "#analysis"
+    if not request.user.is_authenticated:
+        get_object_or_404(Game, pk=game_id)
+        return redirect_to_login(reverse("game_history", args=[game_id]))
+    if not ratelimit.hit("action-user", str(request.user.pk)):
+        return too_many_actions(request)
+    try:
+        analysis.analysis_request(game_id=game_id, user=request.user)
+    except Game.DoesNotExist:
+        raise Http404 from None
+    except GameServiceError as exc:
+        messages.error(request, service_error_text(exc))
+    else:
+        messages.success(
+            request,
+            _(
+                "The analysis was asked for: it shows here once the strong bot has looked at "
+                "your moves (a minute or two)."
+            ),
+        )
+    return HttpResponseRedirect(history, status=303)
 
 
 @require_GET

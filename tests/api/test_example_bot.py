@@ -62,8 +62,11 @@ def test_the_example_bot_plays_a_whole_game_against_page_moves(
     assert not Event.objects.filter(game=game).exclude(source="player").exists()
 
 
+@pytest.mark.parametrize("level", ["easy", "normal", "strong"])
 @pytest.mark.parametrize("kind", ["keltis", "keltis-cards"])
-def test_the_bots_greedy_choice_is_always_legal(kind: str) -> None:
+def test_the_bots_choice_is_always_legal(kind: str, level: str) -> None:
+    """At every level, on the view the API answers (the strong bot, which thinks for a while,
+    on the first dozen positions)."""
     from games.engine import game_class
     from games.engine.bots import make_bot
 
@@ -71,10 +74,12 @@ def test_the_bots_greedy_choice_is_always_legal(kind: str) -> None:
     engine = cls.new(3, cls.deal(3, 11), {})
     rng = random.Random(3)
     mover = make_bot("random", 3)
-    while not engine.finished:
+    steps = 12 if level == "strong" else 10_000
+    while not engine.finished and steps:
+        steps -= 1
         seat = engine.to_move
         answer = {
             "kind": kind, "legal": engine.legal(), "state": engine.view(seat),
         }  # fmt: skip
-        assert BOT["choose"](answer, rng) in engine.legal()
+        assert BOT["choose"](answer, rng, level) in engine.legal()
         engine.apply(mover.choose(engine))

@@ -44,13 +44,13 @@ def test_the_rated_line_follows_the_seats(live_server: Any, page: Any) -> None:
     note = page.locator("#rated-note")
     assert note.inner_text() == "Rated: a game of 2 people, rated against each other."
 
-    page.select_option("select[name=seat_1]", "greedy")
+    page.select_option("select[name=seat_1]", "normal")
     assert note.inner_text() == "Unrated: only one person at the table (bots are not rated)."
     page.check("input[name=player_count][value='3']")
     assert note.inner_text() == (
         "Rated: the 2 people at the table are rated against each other; bots are not rated."
     )
-    page.select_option("select[name=seat_2]", "random")
+    page.select_option("select[name=seat_2]", "easy")
     assert note.inner_text().startswith("Unrated: only one person")
     page.check("input[name=player_count][value='4']")
     assert note.inner_text().startswith("Rated: the 2 people")

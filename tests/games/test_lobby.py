@@ -112,7 +112,7 @@ def test_create_form_makes_an_open_game_with_options_and_bots(
         days_per_move="14",
         keltis__no_redraw_own_discard="on",
         seat_1="",
-        seat_2="greedy",
+        seat_2="normal",
         seat_3="",
     )
     response = logged_in(client, anna).post(reverse("game_create"), data, follow=True)
@@ -126,7 +126,7 @@ def test_create_form_makes_an_open_game_with_options_and_bots(
     # bots sit right after the creator, people fill the rest
     assert [(s.index, s.user, s.bot) for s in game.seats.order_by("index")] == [
         (0, anna, ""),
-        (1, None, "greedy"),
+        (1, None, "normal"),
     ]
 
 
@@ -138,8 +138,8 @@ def test_create_form_full_of_bots_starts_the_game(
         kind="keltis-cards",
         player_count="3",
         closing_may_open_row="",
-        seat_1="random",
-        seat_2="greedy",
+        seat_1="easy",
+        seat_2="strong",
     )
     response = logged_in(client, anna).post(reverse("game_create"), data)
 
@@ -147,7 +147,7 @@ def test_create_form_full_of_bots_starts_the_game(
     assert response.status_code == 302 and response["Location"] == f"/games/{game.pk}/"
     assert game.status == GameStatus.RUNNING
     assert game.options == {"closing_may_open_row": False}
-    assert [s.bot for s in game.seats.order_by("index")] == ["", "random", "greedy"]
+    assert [s.bot for s in game.seats.order_by("index")] == ["", "easy", "strong"]
 
 
 @pytest.mark.parametrize(
@@ -157,9 +157,12 @@ def test_create_form_full_of_bots_starts_the_game(
          "keltis_cards__closing_may_open_row"),
         ({"kind": "keltis-cards", "keltis__no_redraw_own_discard": "on"},
          "keltis__no_redraw_own_discard"),
-        ({"player_count": "2", "seat_1": "random", "seat_2": "random"}, "seat_2"),
-        ({"player_count": "3", "seat_3": "greedy"}, "seat_3"),
+        ({"player_count": "2", "seat_1": "easy", "seat_2": "easy"}, "seat_2"),
+        ({"player_count": "3", "seat_3": "normal"}, "seat_3"),
         ({"seat_1": "clever"}, "seat_1"),
+        # the engine's names are not levels a player chooses
+        ({"seat_1": "greedy"}, "seat_1"),
+        ({"seat_1": "random"}, "seat_1"),
         ({"days_per_move": "4"}, "days_per_move"),
         ({"player_count": "5"}, "player_count"),
         ({"player_count": "1"}, "player_count"),
@@ -179,7 +182,7 @@ def test_invalid_create_forms_create_nothing(
 
 def test_form_passes_only_the_chosen_games_options() -> None:
     form = GameCreateForm(
-        create_data(kind="keltis-cards", keltis_cards__closing_may_open_row="on", seat_1="random")
+        create_data(kind="keltis-cards", keltis_cards__closing_may_open_row="on", seat_1="easy")
     )
     assert form.is_valid(), form.errors
     assert form.game_create_kwargs() == {
@@ -187,7 +190,7 @@ def test_form_passes_only_the_chosen_games_options() -> None:
         "player_count": 2,
         "options": {"closing_may_open_row": True},
         "days_per_move": 3,
-        "bots": ["random"],
+        "bots": ["easy"],
         "bank_increment_hours": 0,
         "bank_cap_hours": 0,
     }

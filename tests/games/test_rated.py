@@ -82,11 +82,11 @@ def test_a_new_game_is_rated_by_the_rule(make_user: Any) -> None:
     ("data", "reason"),
     [
         ({}, TWO),
-        ({"player_count": "3", "seat_1": "greedy"}, TWO_AND_A_BOT),
-        ({"player_count": "2", "seat_1": "random"}, ALONE),
+        ({"player_count": "3", "seat_1": "normal"}, TWO_AND_A_BOT),
+        ({"player_count": "2", "seat_1": "easy"}, ALONE),
         # a bot on a seat the table does not have is an error, not a bot at the table
-        ({"player_count": "2", "seat_2": "random"}, TWO),
-        ({"player_count": "9", "seat_1": "random"}, ALONE),
+        ({"player_count": "2", "seat_2": "strong"}, TWO),
+        ({"player_count": "9", "seat_1": "easy"}, ALONE),
     ],
 )
 def test_the_form_says_whether_its_game_is_rated(data: dict[str, str], reason: str) -> None:
@@ -115,7 +115,7 @@ def test_the_create_page_shows_the_rule_and_the_reason(client: Any, make_user: A
     # a form sent back with an error keeps the reason of what was chosen
     html = client.post(
         reverse("game_create"),
-        {"kind": "keltis", "player_count": "3", "days_per_move": "99", "seat_1": "greedy"},
+        {"kind": "keltis", "player_count": "3", "days_per_move": "99", "seat_1": "normal"},
     ).content.decode()
     assert TWO_AND_A_BOT in unescape(html)
 

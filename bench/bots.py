@@ -1,0 +1,157 @@
+"""Bot strength benchmark, run by hand: ``python bench/bots.py [--games N] [--tables N]``.
+
+Prints a dated table, for each game: how often the strong bot beats the greedy (normal) bot in
+2-player games with the seats alternated (ties count half); how often one strong bot wins at
+4-player tables against three greedy bots (25% is par; a shared first place counts as a share);
+and the strong bot's move time, p50 and p95, over every move it searched (forced moves, with one
+legal action, take no time and are left out), at the budget given (default: the site's). Move
+times are the CPU time of the searching thread (one core; the budget counts the same), and the
+wall-clock p95 beside it shows what a shared machine added.
+Targets (issue 17): at least 65% in 2-player games, 40% at 4-player tables, p95 under 1 s.
+
+The bot is handed only its player's view, as on the site. ``--seconds`` and ``--playouts``
+change the budget; ``--seconds 0`` counts playouts only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import statistics
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from games.engine import GAMES
+from games.engine.base import Game
+from games.engine.bots import GreedyBot
+from games.engine.determinize import player_view
+from games.engine.search import DEFAULT_BUDGET, Budget, StrongBot
+
+TARGET_2P, TARGET_4P, TARGET_P95_S = 0.65, 0.40, 1.0
+#: a table still running after this many actions is stopped and scored as it stands (listed)
+MAX_GAME_ACTIONS = 3000
+STUCK: list[str] = []
+
+
+def strong_share(
+    cls: type[Game],
+    players: int,
+    games: int,
+    budget: Budget,
+    times: list[float],
+    first: int,
+    walls: list[float] | None = None,
+) -> float:
+    """The strong bot's share of wins over ``games`` tables, its seat moving round the table."""
+    won = 0.0
+    for i in range(games):
+        seed = first + i
+        seat = i % players
+        game = cls.new(players, {"seed": seed})
+        greedy = [GreedyBot(seed * 10 + p) for p in range(players)]
+        strong = StrongBot(seed, budget)
+        for _ in range(MAX_GAME_ACTIONS):
+            if game.finished:
+                break
+            to_move = game.to_move
+            assert to_move is not None
+            if to_move == seat:
+                view = player_view(game)
+                start, wall = time.thread_time(), time.perf_counter()
+                action = strong.choose_view(view)
+                if len(view["legal"]) > 1:
+                    times.append(time.thread_time() - start)
+                    if walls is not None:
+                        walls.append(time.perf_counter() - wall)
+            else:
+                action = greedy[to_move].choose(game)
+            game.apply(action)
+        if not game.finished:  # bots that keep drawing back their discards: scores as they stand
+            STUCK.append(f"{cls.name} {players}p seed {seed}")
+        scores = game.scores()
+        winners = [p for p, score in enumerate(scores) if score == max(scores)]
+        if seat in winners:
+            won += 1 / len(winners)
+        print(
+            f"  {cls.name} {players}p table {i + 1}/{games}: strong seat {seat}, "
+            f"scores {scores}, {len(game.actions)} actions, "
+            f"strong's share so far {won / (i + 1):.2f}",
+            file=sys.stderr,
+            flush=True,
+        )
+    return won / games
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else 0.0
+
+
+def run(
+    games: int, tables: int, budget: Budget, names: list[str], seed_offset: int = 0
+) -> list[str]:
+    """The table's lines (also printed as they come)."""
+    lines = [
+        f"bench/bots.py {datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC, "
+        f"python {sys.version.split()[0]}, one process; budget: {budget}; "
+        f"seed offset {seed_offset}",
+        "| game | strong vs greedy, 2p | strong at 4p tables (1 vs 3 greedy) "
+        "| move p50 (CPU) | p95 (CPU) | p95 (wall) |",
+        "|---|---|---|---|---|---|",
+    ]
+    for line in lines:
+        print(line, flush=True)
+    for name in names:
+        cls = GAMES[name]
+        times: list[float] = []
+        walls: list[float] = []
+        first2, first4 = 10_000 + seed_offset, 20_000 + seed_offset
+        two = strong_share(cls, 2, games, budget, times, first2, walls) if games else 0.0
+        four = strong_share(cls, 4, tables, budget, times, first4, walls) if tables else 0.0
+        p50 = statistics.median(times) if times else 0.0
+        p95 = percentile(times, 0.95)
+        row = (
+            f"| {name} | {two:.1%} of {games} {_mark(two, TARGET_2P)} "
+            f"| {four:.1%} of {tables} {_mark(four, TARGET_4P)} "
+            f"| {p50 * 1000:.0f} ms | {p95 * 1000:.0f} ms "
+            f"{'ok' if p95 < TARGET_P95_S else 'ABOVE 1 s'} ({len(times)} moves) "
+            f"| {percentile(walls, 0.95) * 1000:.0f} ms |"
+        )
+        print(row, flush=True)
+        lines.append(row)
+    if STUCK:
+        note = f"stopped after {MAX_GAME_ACTIONS} actions, scored as they stood: {STUCK}"
+        print(note, flush=True)
+        lines.append(note)
+    return lines
+
+
+def _mark(share: float, target: float) -> str:
+    return "ok" if share >= target else f"(target {target:.0%})"
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--games", type=int, default=100, help="2-player games per game")
+    parser.add_argument("--tables", type=int, default=40, help="4-player tables per game")
+    parser.add_argument("--seconds", type=float, default=None, help="time budget per move")
+    parser.add_argument("--playouts", type=int, default=None, help="playout cap per move")
+    parser.add_argument("--game", choices=sorted(GAMES), action="append", help="only this game")
+    parser.add_argument(
+        "--seed-offset", type=int, default=0, help="deal other games than the default run"
+    )
+    args = parser.parse_args(argv)
+    budget = DEFAULT_BUDGET
+    if args.playouts is not None:
+        budget = replace(budget, playouts=args.playouts)
+    if args.seconds is not None:
+        budget = replace(budget, seconds=args.seconds or None)
+    run(args.games, args.tables, budget, args.game or sorted(GAMES), args.seed_offset)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,24 @@
+"""bench/bots.py at a tiny size: it completes and prints its table (strength is measured by
+hand at full size; nothing here is timed)."""
+
+from __future__ import annotations
+
+from bench.bots import main, run
+from games.engine import GAMES
+from games.engine.search import Budget
+
+TINY = Budget(playouts=1, seconds=None, candidates=2, horizon=1, min_worlds=1)
+
+
+def test_the_bot_bench_completes_at_a_tiny_size(capsys) -> None:
+    lines = run(games=2, tables=1, budget=TINY, names=sorted(GAMES))
+    assert len(lines) >= 3 + len(GAMES)
+    for name in GAMES:
+        assert any(line.startswith(f"| {name} |") and " of 2 " in line for line in lines)
+    assert "strong vs greedy" in capsys.readouterr().out
+
+
+def test_the_bench_command_line_takes_a_game_and_a_budget(capsys) -> None:
+    main(["--games", "1", "--tables", "0", "--seconds", "0", "--playouts", "1", "--game", "keltis"])
+    out = capsys.readouterr().out
+    assert "| keltis |" in out and "keltis-cards" not in out
