@@ -362,9 +362,9 @@ NOTIFICATION_SENDING_TIMEOUT: int = env.int("NOTIFICATION_SENDING_TIMEOUT", defa
 # An email that keeps failing (mail server down, refused, or it cannot be written) is retried
 # this long from its first failed attempt, then marked failed for staff (admin, /healthz).
 NOTIFICATION_RETRY_HOURS: int = env.int("NOTIFICATION_RETRY_HOURS", default=48)
-# Hosts or addresses a chat webhook may reach although they are not public (loopback, a
-# private network): for tests against a local receiver only; empty in production, where
-# notifications.channels.netguard refuses every non-public destination.
+# Hosts or addresses a chat webhook (or a push subscription) may reach although they are not
+# public (loopback, a private network): for tests against a local receiver only; empty in
+# production, where notifications.channels.netguard refuses every non-public destination.
 NOTIFICATION_WEBHOOK_ALLOW: list[str] = env.list("NOTIFICATION_WEBHOOK_ALLOW", default=[])
 # Quiet while active (notifications/quiet.py): a player on the game's page, or who acted in it
 # this many minutes ago or less, gets its turn message only once this long has passed with the

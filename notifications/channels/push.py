@@ -35,7 +35,7 @@ from accounts.models import User
 from games.selectors import GameReads
 
 from ..models import Notification, PushSubscription
-from . import PermanentFailure, SimpleSender, Skipped
+from . import PermanentFailure, SimpleSender, Skipped, netguard
 from .messages import Message, describe, test_message
 
 log = logging.getLogger(__name__)
@@ -106,11 +106,24 @@ def subject() -> str:
 
 
 # -- subscriptions -----------------------------------------------------------------------------
-def endpoint_allowed(endpoint: str) -> bool:
-    """A push service's address: https (http only where WEBPUSH_ALLOW_HTTP allows it)."""
+def endpoint_refusal(endpoint: str) -> str | None:
+    """Why a push service's address is refused, or None: it must be https (http only where
+    WEBPUSH_ALLOW_HTTP allows it) on a public address (``netguard``, as for chat webhooks).
+    The address comes from the browser, so a forged subscription must not turn the site's
+    pushes against its own network."""
     parts = urlsplit(endpoint)
     schemes = ("https", "http") if settings.WEBPUSH_ALLOW_HTTP else ("https",)
-    return parts.scheme in schemes and bool(parts.hostname) and len(endpoint) <= 2000
+    if parts.scheme not in schemes or not parts.hostname or len(endpoint) > 2000:
+        return "scheme"
+    try:
+        netguard.resolve(endpoint)
+    except netguard.DestinationRefused as exc:
+        return exc.code or "refused"
+    return None
+
+
+def endpoint_allowed(endpoint: str) -> bool:
+    return endpoint_refusal(endpoint) is None
 
 
 def forget(subscription: PushSubscription) -> None:
@@ -138,9 +151,12 @@ def _session() -> requests.Session:
 def push_to(subscription: PushSubscription, message: Message) -> None:
     """One message to one device; deletes a subscription the push service says is gone
     (PermanentFailure), raises _TemporaryFailure when it may work later."""
-    if not endpoint_allowed(subscription.endpoint):
+    refusal = endpoint_refusal(subscription.endpoint)
+    if refusal == "unresolvable":  # the push service's name does not resolve now: later
+        raise _TemporaryFailure("push service unresolvable")
+    if refusal is not None:
         forget(subscription)
-        raise PermanentFailure("push endpoint not allowed")
+        raise PermanentFailure(f"push endpoint not allowed ({refusal})")
     info = {
         "endpoint": subscription.endpoint,
         "keys": {"p256dh": subscription.p256dh, "auth": subscription.auth},

@@ -24,7 +24,8 @@ from django.test import Client
 from games import presenters, selectors
 from games.state import engine_state
 from notifications import outbox
-from notifications.channels import push
+from notifications.channels import PermanentFailure, netguard, push
+from notifications.channels.messages import Message
 from notifications.models import (
     ChannelMode,
     Notification,
@@ -98,6 +99,7 @@ def service(settings: Any, tmp_path: Path) -> Iterator[PushService]:
     settings.WEBPUSH_VAPID_PRIVATE_KEY = ""
     settings.WEBPUSH_VAPID_KEY_FILE = str(tmp_path / "vapid_private_key.pem")
     settings.WEBPUSH_ALLOW_HTTP = True  # the loopback service; real ones are https
+    settings.NOTIFICATION_WEBHOOK_ALLOW = ["127.0.0.1"]  # ... and on public addresses
     settings.NOTIFICATION_QUIET_MINUTES = 0
     server = PushService()
     yield server
@@ -187,6 +189,27 @@ def test_a_subscription_that_is_not_https_or_not_whole_is_refused(
     assert answer.status_code == 400 and "error" in answer.json()
     assert subscribe(user, {"endpoint": "https://push.example/x"}).status_code == 400
     assert not PushSubscription.objects.exists()
+
+
+def test_a_push_address_on_a_private_network_is_refused_and_never_pushed_to(
+    make_user: Any, service: PushService, settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The address comes from the browser: a forged one must not point the site's pushes at
+    its own network (the chat webhooks' guard, notifications.channels.netguard)."""
+    user = make_user()
+    settings.NOTIFICATION_WEBHOOK_ALLOW = []
+    answer = subscribe(user, Browser(service.url).subscription)  # loopback, not allowed now
+    assert answer.status_code == 400
+    monkeypatch.setattr(netguard, "lookup", lambda host, port: ["10.1.2.3"])
+    assert subscribe(user, Browser("https://push.example/x").subscription).status_code == 400
+    assert not PushSubscription.objects.exists()
+    # a stored subscription whose name now resolves to a private address is dropped unsent
+    forged = PushSubscription.objects.create(
+        user=user, endpoint="https://push.example/y", p256dh="x", auth="y"
+    )
+    with pytest.raises(PermanentFailure):
+        push.push_to(forged, Message("t", "b", "https://keltis.example/", "tag"))
+    assert not PushSubscription.objects.exists() and service.received == []
 
 
 def test_the_service_worker_is_served_from_the_root(client: Client) -> None:
