@@ -5,21 +5,20 @@ Last-Event-ID hears what happened meanwhile; NDJSON; keep-alives; no token, no s
 from __future__ import annotations
 
 import json
-import os
 import socket
-import uuid
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from django.db import connection
+from django.db import OperationalError
 
 from games.engine.bots import RandomBot
 from games.models import Game, GameStatus
 from games.services import action_submit, game_create, game_join
 from games.state import engine_state
-from tests.live.conftest import StreamServer
+from tests.live.conftest import StreamServer, serve_stream, stop_stream
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -27,30 +26,11 @@ pytestmark = pytest.mark.django_db(transaction=True)
 PORTS = range(8240, 8250)
 
 
-def _free_port() -> int:
-    for port in PORTS:
-        with socket.socket() as s:
-            try:
-                s.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-        return port
-    raise RuntimeError(f"no free port in {PORTS}")
-
-
 @pytest.fixture
 def stream_server(settings: Any, tmp_path: Path, live_server: Any) -> Iterator[StreamServer]:
-    if connection.vendor == "sqlite":
-        settings.LIVE_PUBSUB_URL = f"unix://{tmp_path / 'live.sock'}"
-    else:
-        settings.LIVE_PUBSUB_URL = os.environ.get("LIVE_TEST_REDIS_URL", "redis://127.0.0.1:6379/5")
-        settings.LIVE_CHANNEL = f"keltis:live:test:{uuid.uuid4().hex}"
-    settings.LIVE_KEEPALIVE_SECONDS = 1
-    server = StreamServer(_free_port())
-    server.start()
+    server = serve_stream(settings, tmp_path, ports=PORTS, redis_db=5, keepalive=1)
     yield server
-    if server.thread is not None and server.thread.is_alive():
-        server.stop()
+    stop_stream(server)
 
 
 class Stream:
@@ -118,12 +98,27 @@ def _duel(make_user: Any) -> tuple[Game, list[Any]]:
     return game, [anna, bela]
 
 
+def _submit(**fields: Any) -> None:
+    """action_submit, tried again while SQLite says a table is locked: the stream server's
+    thread reads the same in-memory test database after every published move, and its shared
+    cache locks a table for that read (SQLITE_LOCKED, which no busy timeout waits for). A
+    refused write changed nothing, so it may be tried again. PostgreSQL never needs this."""
+    for attempt in range(100):
+        try:
+            action_submit(**fields)
+            return
+        except OperationalError as exc:
+            if "locked" not in str(exc) or attempt == 99:
+                raise
+            time.sleep(0.02)  # the server thread's read to end, not a result to wait for
+
+
 def _turn(game: Game, users: list[Any], seed: int = 1) -> None:
     """The seat to move plays its whole turn."""
     game.refresh_from_db()
     seat = game.to_move
     while game.status == GameStatus.RUNNING and game.to_move == seat:
-        action_submit(
+        _submit(
             game_id=game.pk, seat=seat, action=RandomBot(seed).choose(engine_state(game)),
             expected_seq=game.seq, user=users[seat],
         )  # fmt: skip

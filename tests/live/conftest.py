@@ -21,15 +21,15 @@ from django.db import connection
 PORTS = range(8400, 8500)
 
 
-def free_port() -> int:
-    for port in PORTS:
+def free_port(ports: range = PORTS) -> int:
+    for port in ports:
         with socket.socket() as s:
             try:
                 s.bind(("127.0.0.1", port))
             except OSError:
                 continue
         return port
-    raise RuntimeError(f"no free port in {PORTS}")
+    raise RuntimeError(f"no free port in {ports}")
 
 
 class StreamServer:
@@ -64,23 +64,39 @@ class StreamServer:
         assert not self.thread.is_alive(), "the stream server did not stop"
 
 
-@pytest.fixture
-def stream_server(settings: Any, tmp_path: Path, live_server: Any) -> Iterator[StreamServer]:
+def serve_stream(
+    settings: Any, tmp_path: Path, *, ports: range = PORTS, redis_db: int = 13, keepalive: int = 5
+) -> StreamServer:
+    """A started stream server on a free port of ``ports``, its changes on the embedded
+    default's socket (SQLite) or a Redis channel of its own (``LIVE_TEST_REDIS_URL``, else
+    db ``redis_db`` of the machine's Redis)."""
     if connection.vendor == "sqlite":
         settings.LIVE_PUBSUB_URL = f"unix://{tmp_path / 'live.sock'}"
     else:
         settings.LIVE_PUBSUB_URL = os.environ.get(
-            "LIVE_TEST_REDIS_URL", "redis://127.0.0.1:6379/13"
+            "LIVE_TEST_REDIS_URL", f"redis://127.0.0.1:6379/{redis_db}"
         )
         settings.LIVE_CHANNEL = f"keltis:live:test:{uuid.uuid4().hex}"
-    server = StreamServer(free_port())
-    settings.LIVE_STREAM_URL = server.url
-    settings.LIVE_ALLOWED_ORIGINS = [live_server.url]
-    settings.LIVE_KEEPALIVE_SECONDS = 5
-    csp = {**settings.CONTENT_SECURITY_POLICY}
-    csp["DIRECTIVES"] = {**csp["DIRECTIVES"], "connect-src": ["'self'", server.url]}
-    settings.CONTENT_SECURITY_POLICY = csp
+    settings.LIVE_KEEPALIVE_SECONDS = keepalive
+    server = StreamServer(free_port(ports))
     server.start()
-    yield server
+    return server
+
+
+def stop_stream(server: StreamServer) -> None:
     if server.thread is not None and server.thread.is_alive():
         server.stop()
+
+
+@pytest.fixture
+def stream_server(settings: Any, tmp_path: Path, live_server: Any) -> Iterator[StreamServer]:
+    port = free_port()
+    url = f"http://localhost:{port}"
+    settings.LIVE_STREAM_URL = url
+    settings.LIVE_ALLOWED_ORIGINS = [live_server.url]
+    csp = {**settings.CONTENT_SECURITY_POLICY}
+    csp["DIRECTIVES"] = {**csp["DIRECTIVES"], "connect-src": ["'self'", url]}
+    settings.CONTENT_SECURITY_POLICY = csp
+    server = serve_stream(settings, tmp_path, ports=range(port, PORTS.stop))
+    yield server
+    stop_stream(server)
