@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
+from django.db import OperationalError
 from django.test import Client
 
 from api import tokens
@@ -46,3 +48,22 @@ def api_for(token_for: Callable[..., str]) -> Callable[..., ApiClient]:
         return ApiClient(token_for(user, play=play))
 
     return make
+
+
+T = TypeVar("T")
+
+
+def while_locked(call: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """``call(*args, **kwargs)``, tried again while SQLite says a table is locked. A live
+    or stream server thread reads and writes the same in-memory test database (after a
+    response: the eager tasks; after a published move: the stream's reads), and its shared
+    cache locks a table meanwhile (SQLITE_LOCKED, which no busy timeout waits for). A refused
+    write changed nothing, so it may be tried again; PostgreSQL never needs this."""
+    for attempt in range(100):
+        try:
+            return call(*args, **kwargs)
+        except OperationalError as exc:
+            if "locked" not in str(exc) or attempt == 99:
+                raise
+            time.sleep(0.02)  # the other thread's statement to end, not a result to wait for
+    raise AssertionError("unreachable")

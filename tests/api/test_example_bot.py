@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from django.db import connection
 from django.test import Client
 from django.urls import reverse
 
@@ -16,6 +17,7 @@ from api.bot_accounts import account_make_bot
 from games import selectors
 from games.models import Event, GameStatus
 from games.services import game_create
+from tests.api.conftest import while_locked
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -25,6 +27,12 @@ BOT = runpy.run_path(str(Path(__file__).resolve().parents[2] / "examples" / "api
 def test_the_example_bot_plays_a_whole_game_against_page_moves(
     live_server: Any, make_user: Any, token_for: Any, settings: Any
 ) -> None:
+    if connection.vendor == "sqlite":
+        pytest.skip(
+            "PostgreSQL only (CI's second run): the live server's threads finish their eager "
+            "tasks after each response, and SQLite's in-memory shared cache then locks tables "
+            "under the test's next move or its database flush"
+        )
     # a whole game is a few hundred calls in a few seconds: no limit is the point here
     settings.API_PLAY_RATE_LIMIT = settings.API_READ_RATE_LIMIT = "100000/m"
     settings.ACTION_RATE_LIMIT = "100000/m"
@@ -45,10 +53,8 @@ def test_the_example_bot_plays_a_whole_game_against_page_moves(
             break
         if game.to_move == 0:
             view = selectors.game_page(game=game, user=person)
-            response = page.post(
-                reverse("game_act", args=[game.pk]),
-                {"action": rng.choice(view.legal), "seq": game.seq},
-            )
+            move = {"action": rng.choice(view.legal), "seq": game.seq}
+            response = while_locked(page.post, reverse("game_act", args=[game.pk]), move)
             assert response.status_code == 303
         else:
             taken = BOT["play_all"](client, rng)

@@ -6,18 +6,17 @@ from __future__ import annotations
 
 import json
 import socket
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from django.db import OperationalError
 
 from games.engine.bots import RandomBot
 from games.models import Game, GameStatus
 from games.services import action_submit, game_create, game_join
 from games.state import engine_state
+from tests.api.conftest import while_locked
 from tests.live.conftest import StreamServer, serve_stream, stop_stream
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -98,29 +97,15 @@ def _duel(make_user: Any) -> tuple[Game, list[Any]]:
     return game, [anna, bela]
 
 
-def _submit(**fields: Any) -> None:
-    """action_submit, tried again while SQLite says a table is locked: the stream server's
-    thread reads the same in-memory test database after every published move, and its shared
-    cache locks a table for that read (SQLITE_LOCKED, which no busy timeout waits for). A
-    refused write changed nothing, so it may be tried again. PostgreSQL never needs this."""
-    for attempt in range(100):
-        try:
-            action_submit(**fields)
-            return
-        except OperationalError as exc:
-            if "locked" not in str(exc) or attempt == 99:
-                raise
-            time.sleep(0.02)  # the server thread's read to end, not a result to wait for
-
-
 def _turn(game: Game, users: list[Any], seed: int = 1) -> None:
     """The seat to move plays its whole turn."""
     game.refresh_from_db()
     seat = game.to_move
     while game.status == GameStatus.RUNNING and game.to_move == seat:
-        _submit(
-            game_id=game.pk, seat=seat, action=RandomBot(seed).choose(engine_state(game)),
-            expected_seq=game.seq, user=users[seat],
+        action = RandomBot(seed).choose(engine_state(game))
+        while_locked(
+            action_submit, game_id=game.pk, seat=seat, action=action, expected_seq=game.seq,
+            user=users[seat],
         )  # fmt: skip
         game.refresh_from_db()
 
