@@ -57,5 +57,6 @@ def _request_finished(**kwargs: Any) -> None:
         _call(func, args)
 
 
-request_started.connect(_request_started, dispatch_uid="games.after_response.started")
+STARTED_UID = "games.after_response.started"
+request_started.connect(_request_started, dispatch_uid=STARTED_UID)
 request_finished.connect(_request_finished, dispatch_uid="games.after_response.finished")

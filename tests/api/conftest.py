@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
 import pytest
-from django.db import OperationalError
+from django.core.signals import request_started
+from django.db import OperationalError, connection
 from django.test import Client
 
 from api import tokens
 from api.models import Scope
+from games import after_response
 
 
 class ApiClient:
@@ -51,6 +53,25 @@ def api_for(token_for: Callable[..., str]) -> Callable[..., ApiClient]:
 
 
 T = TypeVar("T")
+
+
+@pytest.fixture(autouse=True)
+def _after_response_at_once_on_sqlite() -> Iterator[None]:
+    """On SQLite, a live server's follow-up work (games.after_response: the eager tasks) runs
+    before the response instead of after it. Otherwise it overlaps the client's next request,
+    and the in-memory test database's shared cache refuses one of the two ("cannot open
+    savepoint", "table is locked"): a 500 that production's SQLite file, with its busy
+    timeout, never gives."""
+    if connection.vendor != "sqlite":
+        yield
+        return
+    request_started.disconnect(dispatch_uid=after_response.STARTED_UID)
+    try:
+        yield
+    finally:
+        request_started.connect(
+            after_response._request_started, dispatch_uid=after_response.STARTED_UID
+        )
 
 
 def while_locked(call: Callable[..., T], *args: Any, **kwargs: Any) -> T:

@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from django.db import connection
 from django.test import Client
 from django.urls import reverse
 
@@ -27,12 +26,6 @@ BOT = runpy.run_path(str(Path(__file__).resolve().parents[2] / "examples" / "api
 def test_the_example_bot_plays_a_whole_game_against_page_moves(
     live_server: Any, make_user: Any, token_for: Any, settings: Any
 ) -> None:
-    if connection.vendor == "sqlite":
-        pytest.skip(
-            "PostgreSQL only (CI's second run): the live server's threads finish their eager "
-            "tasks after each response, and SQLite's in-memory shared cache then locks tables "
-            "under the test's next move or its database flush"
-        )
     # a whole game is a few hundred calls in a few seconds: no limit is the point here
     settings.API_PLAY_RATE_LIMIT = settings.API_READ_RATE_LIMIT = "100000/m"
     settings.ACTION_RATE_LIMIT = "100000/m"
