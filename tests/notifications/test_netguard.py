@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import ipaddress
-import shutil
 import ssl
-import subprocess
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
 
 from notifications.channels import netguard
 from notifications.channels.netguard import DestinationRefused
@@ -192,17 +195,33 @@ def test_nothing_listening_is_a_failed_request(settings: Any) -> None:
 
 @pytest.fixture
 def tls_files(tmp_path: Path) -> tuple[Path, Path]:
-    """A self-signed certificate for hooks.example (and its key), made by openssl."""
-    if shutil.which("openssl") is None:
-        pytest.skip("needs the openssl command to make a test certificate")
-    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
-    subprocess.run(
-        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
-         "-keyout", str(key), "-out", str(cert), "-subj", "/CN=hooks.example",
-         "-addext", "subjectAltName=DNS:hooks.example"],
-        check=True, capture_output=True,
-    )  # fmt: skip
-    return cert, key
+    """A self-signed certificate for hooks.example (and its key), made with ``cryptography``
+    (a dependency already: pywebpush's)."""
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "hooks.example")])
+    now = datetime.now(UTC)
+    certificate = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - timedelta(minutes=5))
+        .not_valid_after(now + timedelta(days=1))
+        .add_extension(x509.SubjectAlternativeName([x509.DNSName("hooks.example")]), False)
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .sign(key, hashes.SHA256())
+    )
+    cert, key_file = tmp_path / "cert.pem", tmp_path / "key.pem"
+    cert.write_bytes(certificate.public_bytes(serialization.Encoding.PEM))
+    key_file.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
+    return cert, key_file
 
 
 @pytest.mark.parametrize(("host", "ok"), [("hooks.example", True), ("other.example", False)])
