@@ -35,11 +35,8 @@ import json
 import time
 from typing import Any
 
-from django.conf import settings
 from django.db import transaction
-from django.urls import reverse
-from django.utils import timezone, translation
-from django.utils.translation import gettext as _
+from django.utils import timezone
 
 from accounts.models import User
 from keltis_site import public_site
@@ -155,10 +152,3 @@ def destination_new_secret(user: User) -> None:
 
 def destination_remove(user: User) -> None:
     WebhookDestination.objects.filter(user=user).delete()
-
-
-def sample_event(user: User) -> dict[str, Any]:
-    """The "send me a test" event, in the player's language."""
-    with translation.override(user.language or settings.LANGUAGE_CODE):
-        text = _("A test from %(site)s: your webhook works.") % {"site": public_site.name()}
-    return {"type": "test", "text": text, "url": public_site.absolute(reverse("my_games"))}

@@ -19,7 +19,8 @@ from django.views.decorators.http import require_GET, require_POST, require_safe
 
 from accounts.models import User
 from games import ratelimit
-from notifications.channels import calendar, netguard, webhook
+from notifications.channels import calendar, chat, netguard, webhook
+from notifications.channels.messages import test_message
 from notifications.feed_models import WebhookFormat
 
 #: "send me a test" presses per player (each is one request to the player's address)
@@ -183,7 +184,7 @@ def webhook_test(request: HttpRequest) -> HttpResponse:
         messages.error(request, _("Too many tests: wait a minute and try again."))
         return redirect("feeds_settings")
     try:
-        webhook.send_webhook(destination, webhook.sample_event(user))
+        webhook.send_webhook(destination, chat.event_of(test_message(user), "test"))
     except webhook.WebhookFailure as failure:
         messages.error(request, failure_message(failure))
     else:

@@ -169,7 +169,7 @@ def test_set_test_and_remove_from_the_page(
     response = client.post(reverse("webhook_test"), follow=True)
     assert "The test was delivered." in response.content.decode()
     [(_path, headers, body)] = receiver.requests
-    assert "your webhook works" in verified_body(dest, headers, body)["text"]
+    assert "this is how your game news will reach you" in verified_body(dest, headers, body)["text"]
 
     client.post(reverse("webhook_remove"))
     assert not WebhookDestination.objects.filter(user=user).exists()
@@ -182,7 +182,7 @@ def test_the_test_is_in_the_players_language(
     dest = destination(user, receiver.url(), "discord")
     logged_in(user).post(reverse("webhook_test"))
     [(_path, headers, body)] = receiver.requests
-    assert "dein Webhook funktioniert" in verified_body(dest, headers, body)["content"]
+    assert "So erreichen dich die Neuigkeiten" in verified_body(dest, headers, body)["content"]
 
 
 def test_a_failed_test_says_why(receiver: Receiver, make_user: Callable[..., User]) -> None:
