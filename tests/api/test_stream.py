@@ -5,7 +5,6 @@ Last-Event-ID hears what happened meanwhile; NDJSON; keep-alives; no token, no s
 from __future__ import annotations
 
 import json
-import socket
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,7 +16,7 @@ from games.models import Game, GameStatus
 from games.services import action_submit, game_create, game_join
 from games.state import engine_state
 from tests.api.conftest import while_locked
-from tests.live.conftest import StreamServer, serve_stream, stop_stream
+from tests.live.conftest import HttpStream, StreamServer, serve_stream, stop_stream
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -32,28 +31,12 @@ def stream_server(settings: Any, tmp_path: Path, live_server: Any) -> Iterator[S
     stop_stream(server)
 
 
-class Stream:
+class Stream(HttpStream):
     """A bare HTTP/1.1 client of /api/v1/stream/, reading events or NDJSON lines."""
 
     def __init__(self, server: StreamServer, token: str | None, headers: str = "") -> None:
-        self.sock = socket.create_connection(("127.0.0.1", server.port), timeout=10)
         auth = f"Authorization: Bearer {token}\r\n" if token else ""
-        self.sock.sendall(
-            f"GET /api/v1/stream/ HTTP/1.1\r\nHost: localhost\r\n{auth}{headers}\r\n".encode()
-        )
-        self.buffer = b""
-        head = self._until(b"\r\n\r\n")
-        self.status = int(head.split()[1])
-        self.head = head.decode()
-
-    def _until(self, mark: bytes) -> bytes:
-        while mark not in self.buffer:
-            chunk = self.sock.recv(65536)
-            if not chunk:
-                raise EOFError
-            self.buffer += chunk
-        part, self.buffer = self.buffer.split(mark, 1)
-        return part
+        super().__init__(server, "/api/v1/stream/", f"{auth}{headers}", timeout=10)
 
     def _dechunked(self, raw: bytes) -> str:
         lines = raw.decode().split("\r\n")
@@ -81,8 +64,6 @@ class Stream:
             if text.startswith("{"):
                 return json.loads(text)
 
-    def close(self) -> None:
-        self.sock.close()
 
 
 def _is_chunk_size(line: str) -> bool:

@@ -64,6 +64,31 @@ class StreamServer:
         assert not self.thread.is_alive(), "the stream server did not stop"
 
 
+class HttpStream:
+    """A bare HTTP/1.1 GET of a stream on the server (what EventSource or a bot sends), its
+    answer read up to marks as it comes."""
+
+    def __init__(self, server: StreamServer, path: str, headers: str, timeout: float) -> None:
+        self.sock = socket.create_connection(("127.0.0.1", server.port), timeout=timeout)
+        self.sock.sendall(f"GET {path} HTTP/1.1\r\nHost: localhost\r\n{headers}\r\n".encode())
+        self.buffer = b""
+        head = self._until(b"\r\n\r\n")
+        self.status = int(head.split()[1])
+        self.head = head.decode()
+
+    def _until(self, mark: bytes) -> bytes:
+        while mark not in self.buffer:
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise EOFError
+            self.buffer += chunk
+        part, self.buffer = self.buffer.split(mark, 1)
+        return part
+
+    def close(self) -> None:
+        self.sock.close()
+
+
 def serve_stream(
     settings: Any, tmp_path: Path, *, ports: range = PORTS, redis_db: int = 13, keepalive: int = 5
 ) -> StreamServer:

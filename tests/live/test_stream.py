@@ -6,7 +6,6 @@ to."""
 from __future__ import annotations
 
 import json
-import socket
 from typing import Any
 
 import pytest
@@ -17,37 +16,25 @@ from games.engine.bots import RandomBot
 from games.models import Game
 from games.services import action_submit, engine_state, game_create, game_join
 
-from .conftest import StreamServer
+from .conftest import HttpStream, StreamServer
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 PUBLIC_KEYS = {"game", "seq", "status", "to_move", "seats"}
 
 
-class Stream:
+class Stream(HttpStream):
     """A bare HTTP/1.1 client of /live/events/ (what EventSource sends), reading events."""
 
     def __init__(
         self, server: StreamServer, query: str, cookie: str = "", headers: str = ""
     ) -> None:
-        self.sock = socket.create_connection(("127.0.0.1", server.port), timeout=5)
-        self.sock.sendall(
-            f"GET /live/events/?{query} HTTP/1.1\r\nHost: localhost\r\n"
-            f"Accept: text/event-stream\r\nCookie: {cookie}\r\n{headers}\r\n".encode()
+        super().__init__(
+            server,
+            f"/live/events/?{query}",
+            f"Accept: text/event-stream\r\nCookie: {cookie}\r\n{headers}",
+            timeout=5,
         )
-        self.buffer = b""
-        head = self._until(b"\r\n\r\n")
-        self.status = int(head.split()[1])
-        self.head = head.decode()
-
-    def _until(self, mark: bytes) -> bytes:
-        while mark not in self.buffer:
-            chunk = self.sock.recv(65536)
-            if not chunk:
-                raise EOFError
-            self.buffer += chunk
-        part, self.buffer = self.buffer.split(mark, 1)
-        return part
 
     def event(self) -> dict[str, str]:
         """The next event (chunk framing stripped: each chunk holds whole events)."""
@@ -61,8 +48,6 @@ class Stream:
             if "event" in fields:
                 return fields
 
-    def close(self) -> None:
-        self.sock.close()
 
 
 def session_cookie(user: Any) -> str:
