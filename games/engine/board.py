@@ -170,19 +170,8 @@ class BoardGame(DealtGame):
 
     def copy(self) -> Self:
         """An independent copy: every list of the state copied, no generic deep copy."""
-        game = self.__class__.__new__(self.__class__)
-        game.n_players = self.n_players
-        game.options = dict(self.options)
+        game = self._copy_shared()
         game.no_redraw = self.no_redraw
-        game.hands = [hand[:] for hand in self.hands]
-        game.deck = self.deck[:]
-        game.deck_pos = self.deck_pos
-        game.removed = self.removed[:]
-        game.piles = [pile[:] for pile in self.piles]
-        game.phase = self.phase
-        game.current = self.current
-        game.end_reason = self.end_reason
-        game.actions = self.actions[:]
         game.tiles = [path[:] for path in self.tiles]
         game.col_cards = [[col[:] for col in cols] for cols in self.col_cards]
         game.last = [row[:] for row in self.last]

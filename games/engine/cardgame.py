@@ -202,19 +202,8 @@ class CardGame(DealtGame):
 
     def copy(self) -> Self:
         """An independent copy: every list of the state copied, no generic deep copy."""
-        game = self.__class__.__new__(self.__class__)
-        game.n_players = self.n_players
-        game.options = dict(self.options)
+        game = self._copy_shared()
         game.closing_open = self.closing_open
-        game.hands = [hand[:] for hand in self.hands]
-        game.deck = self.deck[:]
-        game.deck_pos = self.deck_pos
-        game.removed = self.removed[:]
-        game.piles = [pile[:] for pile in self.piles]
-        game.phase = self.phase
-        game.current = self.current
-        game.end_reason = self.end_reason
-        game.actions = self.actions[:]
         game.rows = [[row[:] for row in rows] for rows in self.rows]
         game.last = [row[:] for row in self.last]
         game.dirs = [row[:] for row in self.dirs]
