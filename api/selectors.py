@@ -64,6 +64,16 @@ def _player(seat: Any) -> dict[str, Any]:
     }
 
 
+def _pace(game: Game) -> dict[str, Any]:
+    """The game's clock and whether it is rated: the same in a list row and in a game."""
+    return {
+        "days_per_move": game.days_per_move,
+        "bank_increment_hours": game.bank_increment_hours,
+        "bank_cap_hours": game.bank_cap_hours,
+        "rated": game.rated,
+    }
+
+
 def game_row(row: listings.GameRow) -> dict[str, Any]:
     game = row.game
     return {
@@ -78,8 +88,7 @@ def game_row(row: listings.GameRow) -> dict[str, Any]:
         "deadline": row.deadline,
         "time_left": row.time_left,
         "seconds_left": _seconds_left(row.deadline),
-        "days_per_move": game.days_per_move,
-        "rated": game.rated,
+        **_pace(game),
         "frozen": game.frozen,
     }
 
@@ -123,8 +132,7 @@ def game_answer(page: selectors.GamePage) -> dict[str, Any]:
         "deadline": deadline,
         "time_left": listings.time_left_text(deadline, timezone.now()),
         "seconds_left": _seconds_left(deadline),
-        "days_per_move": game.days_per_move,
-        "rated": game.rated,
+        **_pace(game),
         "frozen": page.frozen,
         "finished": page.finished,
         "seq": game.seq,

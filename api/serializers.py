@@ -3,8 +3,12 @@ drf-spectacular writes into the OpenAPI schema (so schema and answers cannot dri
 
 from __future__ import annotations
 
+from typing import Any
+
+from django.utils.translation import gettext as _
 from rest_framework import serializers
 
+from games.forms import BANK_MAX_CAP_HOURS, BANK_MAX_INCREMENT_HOURS
 from games.models import DAYS_PER_MOVE_CHOICES, BotKind, GameKind, GameStatus
 
 from .errors import CODES
@@ -60,6 +64,10 @@ class GameSummarySerializer(serializers.Serializer):
     time_left = serializers.CharField(help_text="the time left in words ('' without a deadline)")
     seconds_left = serializers.IntegerField(allow_null=True)
     days_per_move = serializers.IntegerField()
+    bank_increment_hours = serializers.IntegerField(
+        help_text="time bank: hours each of my moves adds to my bank (0: no bank)"
+    )
+    bank_cap_hours = serializers.IntegerField(help_text="time bank: the most hours it holds")
     rated = serializers.BooleanField()
     frozen = serializers.BooleanField()
 
@@ -110,8 +118,29 @@ class GameCreateSerializer(serializers.Serializer):
     days_per_move = serializers.ChoiceField(
         choices=[d for d, _ in DAYS_PER_MOVE_CHOICES], required=False
     )
+    bank_increment_hours = serializers.IntegerField(
+        min_value=0,
+        max_value=BANK_MAX_INCREMENT_HOURS,
+        required=False,
+        help_text="time bank: hours each move adds (default 0: no bank)",
+    )
+    bank_cap_hours = serializers.IntegerField(
+        min_value=0,
+        max_value=BANK_MAX_CAP_HOURS,
+        required=False,
+        help_text="time bank: the most hours it holds, at least the increment",
+    )
     options = serializers.DictField(child=serializers.BooleanField(), required=False)
     rated = serializers.BooleanField(required=False)
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        increment = attrs.get("bank_increment_hours", 0)
+        if attrs.get("bank_cap_hours", increment) < increment:
+            raise serializers.ValidationError(
+                {"bank_cap_hours": _("The time bank's cap must be at least its increment.")}
+            )
+        attrs.setdefault("bank_cap_hours", increment)
+        return attrs
 
 
 class RecordSerializer(serializers.Serializer):

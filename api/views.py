@@ -135,6 +135,8 @@ class GamesView(ApiView):
                 player_count=data["players"],
                 options=data.get("options") or {},
                 days_per_move=data.get("days_per_move", 3),
+                bank_increment_hours=data.get("bank_increment_hours", 0),
+                bank_cap_hours=data.get("bank_cap_hours", 0),
                 bots=data.get("bots") or [],
                 rated=data.get("rated"),
             )

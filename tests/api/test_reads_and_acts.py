@@ -105,6 +105,46 @@ def test_create_join_and_leave_games(make_user: Any, api_for: Any) -> None:
     assert bad.status_code == 400 and set(bad.json()["fields"]) == {"kind", "players"}
 
 
+def test_create_a_game_with_a_time_bank(make_user: Any, api_for: Any) -> None:
+    anna = make_user("anna")
+    api = api_for(anna)
+    made = api.post(
+        "/api/v1/games/",
+        {"kind": "keltis", "players": 2, "bank_increment_hours": 12, "bank_cap_hours": 48},
+    )
+    assert made.status_code == 201
+    assert (made.json()["bank_increment_hours"], made.json()["bank_cap_hours"]) == (12, 48)
+    game = Game.objects.get(pk=made.json()["id"])
+    assert (game.bank_increment_hours, game.bank_cap_hours) == (12, 48)
+    listed = api.get("/api/v1/games/").json()["open"][0]
+    assert (listed["bank_increment_hours"], listed["bank_cap_hours"]) == (12, 48)
+    # the cap alone defaults to the increment; no bank at all is the default
+    only_increment = api.post(
+        "/api/v1/games/", {"kind": "keltis", "players": 2, "bank_increment_hours": 6}
+    ).json()
+    assert (only_increment["bank_increment_hours"], only_increment["bank_cap_hours"]) == (6, 6)
+    plain = api.post("/api/v1/games/", {"kind": "keltis", "players": 2}).json()
+    assert (plain["bank_increment_hours"], plain["bank_cap_hours"]) == (0, 0)
+
+
+def test_a_bad_time_bank_is_refused_and_creates_nothing(make_user: Any, api_for: Any) -> None:
+    anna = make_user("anna")
+    api = api_for(anna)
+    before = Game.objects.count()
+    small_cap = api.post(
+        "/api/v1/games/",
+        {"kind": "keltis", "players": 2, "bank_increment_hours": 24, "bank_cap_hours": 12},
+    )
+    assert small_cap.status_code == 400 and set(small_cap.json()["fields"]) == {"bank_cap_hours"}
+    too_much = api.post(
+        "/api/v1/games/",
+        {"kind": "keltis", "players": 2, "bank_increment_hours": 500, "bank_cap_hours": -1},
+    )
+    assert too_much.status_code == 400
+    assert set(too_much.json()["fields"]) == {"bank_increment_hours", "bank_cap_hours"}
+    assert Game.objects.count() == before
+
+
 def test_ratings_and_leaderboards(make_user: Any, api_for: Any) -> None:
     anna = make_user("anna")
     Rating.objects.create(user=anna, kind="keltis", rating=1612, highest=1650, games=3)
