@@ -12,6 +12,8 @@ its database, its metadata service or anything else on its network (SSRF). The r
 - The connection goes to the checked address itself (the TLS certificate is still checked
   against the host name), so a second DNS answer cannot swap in another (DNS rebinding).
 - No redirect is followed; no proxy from the environment is used.
+- Libraries that speak HTTP through ``requests`` (pywebpush) get ``pinned_session``: the same
+  pinning, through a transport adapter that connects to the checked address only.
 - Connect within 3 s, the whole exchange within 5 s (a watchdog closes the socket), and at
   most 4 KiB of the answer is read.
 
@@ -32,7 +34,9 @@ import time
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+import requests
 from django.conf import settings
+from requests.adapters import HTTPAdapter
 
 CONNECT_TIMEOUT = 3.0
 TOTAL_TIMEOUT = 5.0
@@ -181,6 +185,62 @@ class _PinnedHTTPSConnection(_PinnedHTTPConnection):
     def connect(self) -> None:
         super().connect()
         self.sock = tls_context().wrap_socket(self.sock, server_hostname=self.host)
+
+
+class _PinnedAdapter(HTTPAdapter):
+    """A ``requests`` transport to one checked address: the URL's host is only a name (the
+    Host header and, over TLS, the name the certificate must carry); any other destination,
+    a redirect's included, is refused."""
+
+    def __init__(self, target: Target) -> None:
+        super().__init__(max_retries=0)
+        self.target = target
+
+    def get_connection_with_tls_context(
+        self,
+        request: requests.PreparedRequest,
+        verify: bool | str | None,
+        proxies: dict[str, str] | None = None,
+        cert: object = None,
+    ) -> object:
+        parts = urlsplit(request.url or "")
+        port = parts.port or ALLOWED_SCHEMES.get(parts.scheme, 0)
+        target = self.target
+        if (parts.scheme, (parts.hostname or "").lower(), port) != (
+            target.scheme,
+            target.host,
+            target.port,
+        ):
+            raise requests.ConnectionError(f"{parts.hostname} is not the checked destination")
+        _host, pool_kwargs = self.build_connection_pool_key_attributes(request, verify, cert)  # type: ignore[arg-type]
+        if target.scheme == "https":
+            pool_kwargs = {
+                **pool_kwargs,
+                "server_hostname": target.host,
+                "assert_hostname": target.host,
+            }
+        return self.poolmanager.connection_from_host(
+            target.address, port=target.port, scheme=target.scheme, pool_kwargs=pool_kwargs
+        )
+
+    def send(
+        self, request: requests.PreparedRequest, *args: object, **kwargs: object
+    ) -> requests.Response:  # type: ignore[override]
+        default = ALLOWED_SCHEMES[self.target.scheme] == self.target.port
+        request.headers["Host"] = self.target.host + ("" if default else f":{self.target.port}")
+        return super().send(request, *args, **kwargs)  # type: ignore[arg-type]
+
+
+def pinned_session(target: Target) -> requests.Session:
+    """A ``requests`` session that reaches ``target.address`` only (see ``_PinnedAdapter``):
+    no redirect, no proxy from the environment."""
+    session = requests.Session()
+    session.max_redirects = 0
+    session.trust_env = False
+    adapter = _PinnedAdapter(target)
+    session.mount("http://", adapter)
+    session.mount("https://", adapter)
+    return session
 
 
 def post(url: str, body: bytes, headers: dict[str, str]) -> Answer:

@@ -106,17 +106,22 @@ def subject() -> str:
 
 
 # -- subscriptions -----------------------------------------------------------------------------
-def endpoint_refusal(endpoint: str) -> str | None:
-    """Why a push service's address is refused, or None: it must be https (http only where
-    WEBPUSH_ALLOW_HTTP allows it) on a public address (``netguard``, as for chat webhooks).
+def checked_endpoint(endpoint: str) -> netguard.Target:
+    """The push service's address, checked: https (http only where WEBPUSH_ALLOW_HTTP allows
+    it) on a public address (``netguard``, as for chat webhooks); DestinationRefused else.
     The address comes from the browser, so a forged subscription must not turn the site's
     pushes against its own network."""
     parts = urlsplit(endpoint)
     schemes = ("https", "http") if settings.WEBPUSH_ALLOW_HTTP else ("https",)
     if parts.scheme not in schemes or not parts.hostname or len(endpoint) > 2000:
-        return "scheme"
+        raise netguard.DestinationRefused("scheme")
+    return netguard.resolve(endpoint)
+
+
+def endpoint_refusal(endpoint: str) -> str | None:
+    """Why a push service's address is refused (``checked_endpoint``), or None."""
     try:
-        netguard.resolve(endpoint)
+        checked_endpoint(endpoint)
     except netguard.DestinationRefused as exc:
         return exc.code or "refused"
     return None
@@ -141,22 +146,16 @@ class _TemporaryFailure(Exception):
     pass
 
 
-def _session() -> requests.Session:
-    session = requests.Session()
-    session.max_redirects = 0  # a push service answers; it never sends us elsewhere
-    session.trust_env = False
-    return session
-
-
 def push_to(subscription: PushSubscription, message: Message) -> None:
     """One message to one device; deletes a subscription the push service says is gone
     (PermanentFailure), raises _TemporaryFailure when it may work later."""
-    refusal = endpoint_refusal(subscription.endpoint)
-    if refusal == "unresolvable":  # the push service's name does not resolve now: later
-        raise _TemporaryFailure("push service unresolvable")
-    if refusal is not None:
+    try:
+        target = checked_endpoint(subscription.endpoint)
+    except netguard.DestinationRefused as exc:
+        if exc.code == "unresolvable":  # the push service's name does not resolve now: later
+            raise _TemporaryFailure("push service unresolvable") from exc
         forget(subscription)
-        raise PermanentFailure(f"push endpoint not allowed ({refusal})")
+        raise PermanentFailure(f"push endpoint not allowed ({exc.code or 'refused'})") from exc
     info = {
         "endpoint": subscription.endpoint,
         "keys": {"p256dh": subscription.p256dh, "auth": subscription.auth},
@@ -169,7 +168,8 @@ def push_to(subscription: PushSubscription, message: Message) -> None:
             vapid_claims={"sub": subject()},
             timeout=settings.WEBPUSH_TIMEOUT,
             ttl=TTL_SECONDS,
-            requests_session=_session(),
+            # to the address just checked: a second DNS answer cannot swap in another
+            requests_session=netguard.pinned_session(target),
         )
     except WebPushException as exc:
         status = exc.response.status_code if exc.response is not None else None

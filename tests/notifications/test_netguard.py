@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import requests
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
@@ -251,6 +252,32 @@ def test_https_goes_to_the_checked_address_and_checks_the_host_names_certificate
         else:
             with pytest.raises(netguard.RequestFailed):
                 netguard.post(url, b"{}", {})
+            assert server.requests == []
+    finally:
+        server.close()
+
+
+@pytest.mark.parametrize(("host", "ok"), [("hooks.example", True), ("other.example", False)])
+def test_the_pinned_requests_session_checks_the_host_names_certificate(
+    tls_files: tuple[Path, Path], host: str, ok: bool
+) -> None:
+    """``pinned_session`` (pywebpush's transport) connects to the checked address, and over
+    TLS the certificate must still be the host name's."""
+    cert, key = tls_files
+    server_side = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    server_side.load_cert_chain(cert, key)
+    server = Receiver(tls=server_side)
+    try:
+        target = netguard.Target("https", host, server.port, "/hook", "127.0.0.1")
+        session = netguard.pinned_session(target)
+        url = f"https://{host}:{server.port}/hook"
+        if ok:
+            assert session.post(url, data=b"{}", verify=str(cert)).status_code == 204
+            [(_path, headers, _body)] = server.requests
+            assert headers["Host"] == f"hooks.example:{server.port}"
+        else:
+            with pytest.raises(requests.exceptions.SSLError):
+                session.post(url, data=b"{}", verify=str(cert))
             assert server.requests == []
     finally:
         server.close()

@@ -17,6 +17,7 @@ from typing import Any
 
 import http_ece
 import pytest
+import requests
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from django.test import Client
@@ -34,6 +35,7 @@ from notifications.models import (
     PushSubscription,
 )
 from tests.notifications.conftest import SITE, play_turn
+from tests.notifications.test_netguard import fake_dns
 
 pytestmark = pytest.mark.django_db
 
@@ -210,6 +212,36 @@ def test_a_push_address_on_a_private_network_is_refused_and_never_pushed_to(
     with pytest.raises(PermanentFailure):
         push.push_to(forged, Message("t", "b", "https://keltis.example/", "tag"))
     assert not PushSubscription.objects.exists() and service.received == []
+
+
+def test_a_push_goes_to_the_address_that_was_checked(
+    make_user: Any, service: PushService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The push service's name is resolved once, by the guard; pywebpush's connection goes to
+    that address under the name, so a second DNS answer (rebinding to the site's own network)
+    is never asked for. Here the name does not exist at all: only the pinned address works."""
+    port = service.server.server_address[1]
+    browser = Browser(f"http://push.example:{port}/push/pinned")
+    keys = browser.subscription["keys"]
+    subscription = PushSubscription.objects.create(
+        user=make_user(), endpoint=browser.subscription["endpoint"], **keys
+    )
+    asked = fake_dns(monkeypatch, ["127.0.0.1"], ["10.9.9.9"])
+    push.push_to(subscription, Message("t", "b", "https://keltis.example/", "tag"))
+    assert asked == ["push.example"]
+    [(path, headers, body)] = service.received
+    assert (path, headers["host"]) == ("/push/pinned", f"push.example:{port}")
+    assert browser.decrypt(body)["title"] == "t"
+
+
+def test_the_pinned_session_refuses_any_other_destination() -> None:
+    """A redirect or a second URL through the pinned session goes nowhere."""
+    target = netguard.Target("https", "push.example", 443, "/x", "127.0.0.1")
+    session = netguard.pinned_session(target)
+    with pytest.raises(requests.ConnectionError):
+        session.post("https://other.example/x", data=b"")
+    with pytest.raises(requests.ConnectionError):
+        session.post("http://push.example:443/x", data=b"")
 
 
 def test_the_service_worker_is_served_from_the_root(client: Client) -> None:
