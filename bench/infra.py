@@ -166,10 +166,13 @@ def use_env(env: dict[str, str]) -> None:
 
 # -- Redis -----------------------------------------------------------------------------------------
 class PrivateRedis:
-    """A redis-server of our own on a free loopback port, without persistence."""
+    """A redis-server of our own on a free loopback port, without persistence; with a
+    ``folder``, ``stop(keep_data=True)`` saves its keys there and ``start`` loads them again
+    (Redis that was away, not Redis that lost everything: the cache outage tests)."""
 
-    def __init__(self) -> None:
+    def __init__(self, folder: Path | None = None) -> None:
         self.port = free_port()
+        self.folder = folder
         self.proc: subprocess.Popen[bytes] | None = None
 
     def url(self, db: int = 0) -> str:
@@ -179,11 +182,11 @@ class PrivateRedis:
         binary = shutil.which("redis-server")
         if not binary:
             raise RuntimeError("redis-server is needed (apt-get install redis-server)")
-        self.proc = subprocess.Popen(
-            [binary, "--port", str(self.port), "--bind", LOOPBACK, "--save", "",
-             "--appendonly", "no"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        )
+        args = [binary, "--port", str(self.port), "--bind", LOOPBACK, "--save", "",
+                "--appendonly", "no"]  # fmt: skip
+        if self.folder is not None:
+            args += ["--dir", str(self.folder), "--dbfilename", "dump.rdb"]
+        self.proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         wait_until(self._answers, 10, "redis-server")
         return self
 
@@ -202,7 +205,9 @@ class PrivateRedis:
     def queue_length(self, queue: str = "celery") -> int:
         return int(self.command("LLEN", queue).lstrip(b":"))
 
-    def stop(self) -> None:
+    def stop(self, keep_data: bool = False) -> None:
+        if keep_data and self.proc is not None and self.proc.poll() is None:
+            self.command("SAVE")
         stop_process(self.proc)
         self.proc = None
 

@@ -16,14 +16,14 @@ import redis
 import time_machine
 from django.core.cache import cache
 
+from bench.infra import PrivateRedis
 from keltis_site.cache import DEFAULT_SOCKET_TIMEOUT, RETRY_AFTER, RedisCache
-from tests.site.redis_server import RedisServer
 
 #: a moment to freeze the clock at (the pause after a failure is measured on it)
 NOON = time.time() // 60 * 60 + 60
 
 
-def raw(server: RedisServer) -> redis.Redis:
+def raw(server: PrivateRedis) -> redis.Redis:
     """A client of the server itself, past the cache (Django stores "key" as ":1:key")."""
     return redis.Redis(port=server.port)
 
@@ -37,7 +37,7 @@ def warnings_of(caplog: pytest.LogCaptureFixture) -> list[str]:
 
 
 def test_while_redis_is_away_reads_miss_and_writes_are_dropped_without_errors(
-    redis_cache: RedisServer, caplog: pytest.LogCaptureFixture
+    redis_cache: PrivateRedis, caplog: pytest.LogCaptureFixture
 ) -> None:
     cache.set("a", 1)
     assert cache.get("a") == 1
@@ -64,7 +64,7 @@ def test_while_redis_is_away_reads_miss_and_writes_are_dropped_without_errors(
 
 
 def test_after_a_failure_redis_is_left_alone_for_a_while_then_tried_again(
-    redis_cache: RedisServer, caplog: pytest.LogCaptureFixture
+    redis_cache: PrivateRedis, caplog: pytest.LogCaptureFixture
 ) -> None:
     with time_machine.travel(NOON, tick=False) as clock:
         redis_cache.stop()
@@ -87,7 +87,7 @@ def test_after_a_failure_redis_is_left_alone_for_a_while_then_tried_again(
 
 
 def test_what_was_written_while_redis_was_away_is_deleted_when_it_is_back(
-    redis_cache: RedisServer,
+    redis_cache: PrivateRedis,
 ) -> None:
     """Redis back with the data it had: entries changed meanwhile are not read stale."""
     cache.set_many({"changed": "before", "deleted": "before", "kept": "before"})
@@ -102,7 +102,7 @@ def test_what_was_written_while_redis_was_away_is_deleted_when_it_is_back(
 
 
 def test_rate_limit_counters_count_in_the_process_while_redis_is_away(
-    redis_cache: RedisServer,
+    redis_cache: PrivateRedis,
 ) -> None:
     redis_cache.stop()
 
@@ -153,7 +153,7 @@ def test_a_redis_that_does_not_answer_is_a_miss_not_a_hung_request(
 
 
 def test_count_adds_one_in_one_round_trip_and_expires_with_the_window(
-    redis_cache: RedisServer,
+    redis_cache: PrivateRedis,
 ) -> None:
     """games.ratelimit's counter: created with its time to live, then incremented; while Redis
     is away a rate-limit key counts in the process instead."""
@@ -165,7 +165,7 @@ def test_count_adds_one_in_one_round_trip_and_expires_with_the_window(
     assert [cache.count("ratelimit:t:k:1", 61) for _ in range(2)] == [1, 2]
 
 
-def test_one_redis_client_object_serves_every_call_of_a_thread(redis_cache: RedisServer) -> None:
+def test_one_redis_client_object_serves_every_call_of_a_thread(redis_cache: PrivateRedis) -> None:
     """Django makes a redis.Redis per call; ours keeps one per server (its pool holds the
     connections either way)."""
     client = cache._cache  # type: ignore[attr-defined]

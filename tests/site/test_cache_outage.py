@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import redis
 import time_machine
 from allauth.account.models import EmailAddress
 from django.contrib.auth import get_user
@@ -20,12 +21,12 @@ from django.test import Client
 from django.urls import reverse
 
 from accounts.models import User
+from bench.infra import PrivateRedis
 from games import tasks
 from games.models import Event, Game
 from games.services import game_create, game_join
 from games.state import engine_state
 from notifications import links
-from tests.site.redis_server import RedisServer
 
 pytestmark = pytest.mark.django_db
 
@@ -63,12 +64,16 @@ def events(game: Game) -> int:
     return Event.objects.filter(game=game).count()
 
 
-def session_keys(server: RedisServer) -> list[str]:
-    return [key for key in server.stored_keys() if "sessions" in key]
+def session_keys(server: PrivateRedis) -> list[str]:
+    client = redis.Redis(port=server.port)
+    try:
+        return sorted(key.decode() for key in client.keys("*") if b"sessions" in key)
+    finally:
+        client.close()
 
 
 def test_a_logged_in_player_loads_pages_and_moves_while_the_cache_is_down(
-    client: Client, redis_cache: RedisServer
+    client: Client, redis_cache: PrivateRedis
 ) -> None:
     anna, bela = player("anna"), player("bela")
     game = two_player_game(anna, bela)
@@ -99,7 +104,7 @@ def test_a_logged_in_player_loads_pages_and_moves_while_the_cache_is_down(
 
 
 def test_a_player_logs_in_and_out_while_the_cache_is_down(
-    client: Client, redis_cache: RedisServer
+    client: Client, redis_cache: PrivateRedis
 ) -> None:
     anna = player("anna")
     redis_cache.stop()
@@ -113,7 +118,7 @@ def test_a_player_logs_in_and_out_while_the_cache_is_down(
     assert not get_user(client).is_authenticated
 
 
-def test_an_email_link_acts_while_the_cache_is_down(redis_cache: RedisServer) -> None:
+def test_an_email_link_acts_while_the_cache_is_down(redis_cache: PrivateRedis) -> None:
     game = two_player_game(player("anna"), player("bela"))
     path = links.ActionLink(game.pk, 0, game.turn_seq, game.seq, legal(game)).path()
     redis_cache.stop()
@@ -124,7 +129,7 @@ def test_an_email_link_acts_while_the_cache_is_down(redis_cache: RedisServer) ->
 
 
 def test_the_action_limit_still_counts_in_the_process_while_the_cache_is_down(
-    client: Client, redis_cache: RedisServer, settings: Any, caplog: pytest.LogCaptureFixture
+    client: Client, redis_cache: PrivateRedis, settings: Any, caplog: pytest.LogCaptureFixture
 ) -> None:
     settings.ACTION_RATE_LIMIT = "2/m"
     anna, bela = player("anna"), player("bela")
@@ -148,7 +153,7 @@ def test_the_action_limit_still_counts_in_the_process_while_the_cache_is_down(
 
 
 def test_the_admin_login_limit_still_counts_in_the_process_while_the_cache_is_down(
-    redis_cache: RedisServer, settings: Any
+    redis_cache: PrivateRedis, settings: Any
 ) -> None:
     settings.ADMIN_LOGIN_RATE_LIMIT = "2/m"
     player("root", is_staff=True, is_superuser=True)
@@ -172,7 +177,7 @@ def test_the_admin_login_limit_still_counts_in_the_process_while_the_cache_is_do
 
 
 def test_failed_logins_are_still_limited_while_the_cache_is_down(
-    client: Client, redis_cache: RedisServer, settings: Any
+    client: Client, redis_cache: PrivateRedis, settings: Any
 ) -> None:
     anna = player("anna")
     redis_cache.stop()
@@ -189,7 +194,7 @@ def test_failed_logins_are_still_limited_while_the_cache_is_down(
     assert not get_user(client).is_authenticated
 
 
-def test_the_heartbeat_tasks_run_while_the_cache_is_down(redis_cache: RedisServer) -> None:
+def test_the_heartbeat_tasks_run_while_the_cache_is_down(redis_cache: PrivateRedis) -> None:
     redis_cache.stop()
 
     tasks.worker_heartbeat.delay()
@@ -197,7 +202,7 @@ def test_the_heartbeat_tasks_run_while_the_cache_is_down(redis_cache: RedisServe
 
 
 def test_a_session_logged_out_during_the_outage_stays_logged_out_when_redis_returns(
-    redis_cache: RedisServer,
+    redis_cache: PrivateRedis,
 ) -> None:
     """Redis comes back with what it held: the session the player logged out of while it was
     away is still in it, and must not log anybody in again."""
@@ -225,7 +230,7 @@ def client_user(session_key: str) -> Any:
 
 
 def test_healthz_tells_staff_the_cache_is_down_and_the_public_only_up(
-    redis_cache: RedisServer, settings: Any, tmp_path: Path
+    redis_cache: PrivateRedis, settings: Any, tmp_path: Path
 ) -> None:
     settings.CELERY_BROKER_URL = "filesystem://"  # the broker is not what this test is about
     settings.CELERY_FILESYSTEM_QUEUE = tmp_path
