@@ -17,6 +17,9 @@ class Migration(migrations.Migration):
     ]
 
     operations = [
+        # added again at the end of 0005, once every bye names its entrant (and, going back,
+        # at the end of this migration's reversal, once every bye names its user again)
+        migrations.RemoveConstraint(model_name="tournamentgame", name="table_game_or_bye"),
         migrations.AddField(
             model_name="league",
             name="bot_level",

@@ -22,7 +22,11 @@ def forwards(apps, schema_editor):
 
 
 def backwards(apps, schema_editor):
+    """Back to byes of users: bot entrants had no place before, so they are deleted (and their
+    byes with them)."""
     TournamentGame = apps.get_model("tournaments", "TournamentGame")
+    TournamentPlayer = apps.get_model("tournaments", "TournamentPlayer")
+    TournamentPlayer.objects.filter(user__isnull=True).delete()
     for table in TournamentGame.objects.filter(bye_entry__isnull=False).select_related(
         "bye_entry"
     ):

@@ -12,7 +12,6 @@ class Migration(migrations.Migration):
     ]
 
     operations = [
-        migrations.RemoveConstraint(model_name="tournamentgame", name="table_game_or_bye"),
         migrations.RemoveField(model_name="tournamentgame", name="bye"),
         migrations.RenameField(model_name="tournamentgame", old_name="bye_entry", new_name="bye"),
         migrations.AlterField(
