@@ -53,7 +53,8 @@ standings rank by the round reached instead (the champion first, then the finali
 semi-finalists, ...), ties by seed.
 
 Bot entrants: an organiser fills a thin field with bots of a level (easy, normal, strong), at
-most ``MAX_BOTS`` of them and never more bots than people. A bot entrant is paired like a
+most ``MAX_BOTS`` of them and never more bots than people (people who withdraw may leave more:
+the bots entered last are then taken out at the start). A bot entrant is paired like a
 person, seeded by a fixed rating per level (``BOT_SEED_RATING``: easy 1200, normal 1500, strong
 1800: where players of such strength would sit), plays its games in a bot seat of its level
 (the bot worker plays it, as in any game), takes byes and points, and is named by its level and
@@ -366,10 +367,16 @@ def _start_if_due(tournament: Tournament, now: datetime) -> int:
     if tournament.status != Status.SIGNUP or tournament.signup_until > now:
         return 0  # another run started it meanwhile
     players = list(tournament.players.all())
-    if sum(1 for p in players if not p.is_bot) < 2:
+    people = sum(1 for p in players if not p.is_bot)
+    if people < 2:
         tournament.status = Status.CANCELLED
         tournament.save(update_fields=["status"])
         return 1
+    # people who withdrew may have left more bots than people: the last entered go
+    surplus = sorted((p for p in players if p.is_bot), key=lambda p: (p.joined_at, p.pk))[people:]
+    if surplus:
+        TournamentPlayer.objects.filter(pk__in=[p.pk for p in surplus]).delete()
+        players = [p for p in players if p not in surplus]
     ratings = dict(
         Rating.objects.filter(
             kind=tournament.kind, user_id__in=[p.user_id for p in players if not p.is_bot]

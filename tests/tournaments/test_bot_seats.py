@@ -132,6 +132,24 @@ def test_at_most_max_bots(make_user: Callable[..., User], monkeypatch: Any) -> N
         rounds.bot_add(tournament_id=tournament.pk, user=organiser, level="strong")
 
 
+def test_bots_beyond_the_people_left_at_the_start_are_taken_out(
+    make_user: Callable[..., User],
+) -> None:
+    organiser, anna, bela = make_user(), make_user(), make_user()
+    tournament = open_tournament(organiser)
+    sign_up(tournament, [organiser, anna, bela])
+    easy, normal, _strong = add_bots(tournament, organiser, "easy", "normal", "strong")
+    with time_machine.travel(BEFORE, tick=False):
+        rounds.tournament_withdraw(tournament_id=tournament.pk, user=bela)
+    with time_machine.travel(AFTER, tick=False):
+        rounds.tournaments_advance(now=AFTER)
+    tournament.refresh_from_db()
+    assert tournament.status == Tournament.Status.RUNNING
+    bots = set(tournament.players.filter(user__isnull=True).values_list("pk", flat=True))
+    assert bots == {easy.pk, normal.pk}  # the strong bot, entered last, is out
+    assert sorted(p.seed for p in tournament.players.all()) == [1, 2, 3, 4]
+
+
 def test_bots_alone_make_no_tournament(make_user: Callable[..., User]) -> None:
     organiser = make_user()
     tournament = open_tournament(organiser)
