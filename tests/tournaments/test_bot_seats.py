@@ -460,3 +460,18 @@ def test_the_league_page_says_what_fills_a_short_table(
     LeagueMember.objects.all().delete()
     League.objects.filter(pk=league.pk).update(bot_level="")
     assert "short tables are filled" not in client.get(url).content.decode()
+
+
+def test_the_admin_shows_bot_entrants_and_a_leagues_bot_level(
+    client: Client, make_user: Callable[..., User]
+) -> None:
+    organiser = make_user()
+    tournament = open_tournament(organiser)
+    sign_up(tournament, [organiser, make_user()])
+    add_bots(tournament, organiser, "strong")
+    league = make_league(bot_level="easy")
+    client.force_login(make_user(is_staff=True, is_superuser=True))
+    page = client.get(reverse("admin:tournaments_tournament_change", args=[tournament.pk]))
+    assert page.status_code == 200 and "strong bot" in page.content.decode()
+    page = client.get(reverse("admin:tournaments_league_change", args=[league.pk]))
+    assert page.status_code == 200 and 'name="bot_level"' in page.content.decode()
