@@ -6,9 +6,9 @@ Selectors (reads): ``standings``, ``active_leagues`` and ``league_rows``, ``curr
 
 The matchmaker and the season close of a league serialise on the League row
 (``select_for_update``), then re-read what they need: two passes at once seat nobody twice and
-nobody above their limit, a pass never seats into a season being closed. Games are created with
-``games.services.game_create`` and filled with ``game_join`` in the same transaction, so they
-start, and their first turn emails go out, exactly as games people start themselves.
+nobody above their limit, a pass never seats into a season being closed. Games are created
+seated and started by ``games.services.game_create_seated`` in the same transaction, so their
+first turn emails (and a bot seat's first move) go out as for games people start themselves.
 """
 
 from __future__ import annotations

@@ -2,8 +2,9 @@
 
 Services (writes) and the standings selector (a read). The pairing rules themselves are pure
 functions in :mod:`tournaments.pairing`; this module feeds them the players, points and
-history, and starts the games through ``games.services`` as a person's game is started
-(``game_create`` by the first seat, ``game_join`` by the others), rated.
+history, and starts the games through ``games.services.game_create_seated`` (people's and bot
+entrants' seats in the pairing's order; the start, turn emails and bot wake-ups as for any
+game), rated among the people.
 
 Life of a tournament:
 
