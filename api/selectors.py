@@ -243,8 +243,9 @@ def tournament_detail(tournament: Tournament, user: Any) -> dict[str, Any]:
     data["standings"] = [
         {
             "rank": s.rank,
-            "username": s.user.username,
-            "name": s.user.public_name,
+            "username": s.user.username if s.user else None,
+            "name": s.name,
+            "bot": s.player.bot or None,
             "points": s.points,
             "buchholz": s.buchholz,
             "games": s.games,

@@ -191,8 +191,11 @@ class LeagueSerializer(serializers.Serializer):
 
 class LeagueStandingSerializer(serializers.Serializer):
     rank = serializers.IntegerField()
-    username = serializers.CharField()
+    #: None for a bot entrant
+    username = serializers.CharField(allow_null=True)
     name = serializers.CharField()
+    #: a bot entrant's level (easy, normal, strong), None for a person
+    bot = serializers.CharField(allow_null=True)
     points = serializers.FloatField()
     games = serializers.IntegerField()
     wins = serializers.IntegerField()
@@ -221,8 +224,11 @@ class TournamentSerializer(serializers.Serializer):
 
 class TournamentStandingSerializer(serializers.Serializer):
     rank = serializers.IntegerField()
-    username = serializers.CharField()
+    #: None for a bot entrant
+    username = serializers.CharField(allow_null=True)
     name = serializers.CharField()
+    #: a bot entrant's level (easy, normal, strong), None for a person
+    bot = serializers.CharField(allow_null=True)
     points = serializers.FloatField()
     buchholz = serializers.FloatField()
     games = serializers.IntegerField()

@@ -196,6 +196,61 @@ def game_create(
     return game
 
 
+def game_create_seated(
+    *,
+    kind: str,
+    seats: Sequence[Any],
+    options: dict[str, bool] | None = None,
+    days_per_move: int = 3,
+    bank_increment_hours: int = 0,
+    bank_cap_hours: int = 0,
+) -> Game:
+    """A game the site seats itself (a tournament round, a league table), started at once:
+    ``seats`` in seating order, each a user or a bot level (a ``BotKind`` value), bots at any
+    seat and even only bots. Rated when ``games.rated`` says so (the people against each
+    other). Unlike ``game_create`` nobody is its creator's open game: it is full from the
+    start, so no creation limit applies."""
+    cls = game_class(kind)
+    try:
+        opts = cls.check_options(options or {})
+    except RecordError as exc:
+        raise GameServiceError(str(exc)) from None
+    if not 2 <= len(seats) <= 4:
+        raise GameServiceError(_("A game has 2 to 4 players."))
+    bots = [seat for seat in seats if isinstance(seat, str)]
+    for bot in bots:
+        if bot not in BotKind.values:
+            raise GameServiceError(format_lazy(_("Unknown bot '{bot}'."), bot=bot))
+    people = [seat for seat in seats if not isinstance(seat, str)]
+    if len({person.pk for person in people}) != len(people):
+        raise CannotJoin(_("You already have a seat in this game."))
+    if bank_increment_hours < 0 or bank_cap_hours < bank_increment_hours:
+        raise GameServiceError(_("The time bank's cap must be at least its increment."))
+    setup = cls.deal(len(seats), secrets.randbits(62))
+    with transaction.atomic():
+        game = Game.objects.create(
+            kind=kind,
+            options=opts,
+            player_count=len(seats),
+            days_per_move=days_per_move,
+            max_timeouts=settings.MAX_TIMEOUTS,
+            bank_increment_hours=bank_increment_hours,
+            bank_cap_hours=bank_cap_hours,
+            rated=rated_status(people=len(people), bots=len(bots)).rated,
+            setup=setup,
+            created_by=people[0] if people else None,
+        )
+        Seat.objects.bulk_create(
+            Seat(game=game, index=index, bot=seat)
+            if isinstance(seat, str)
+            else Seat(game=game, index=index, user=seat)
+            for index, seat in enumerate(seats)
+        )
+        _start(game)
+        _changed(game.pk)
+    return game
+
+
 def game_join(*, game_id: int, user: Any) -> Game:
     """Take the next free seat of an open game; the game starts when the table is full."""
     with transaction.atomic():

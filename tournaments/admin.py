@@ -34,7 +34,7 @@ class LeagueForm(forms.ModelForm):
         fields = (
             "name", "kind", "min_players", "max_players", "days_per_move",
             "bank_increment_hours", "bank_cap_hours", "options", "rating_min", "rating_max",
-            "season_days", "active", "created_at",
+            "season_days", "bot_level", "active", "created_at",
         )  # fmt: skip
 
     def clean(self) -> dict[str, Any]:
@@ -60,7 +60,7 @@ class LeagueAdmin(admin.ModelAdmin):
     form = LeagueForm
     list_display = (
         "name", "kind", "min_players", "max_players", "days_per_move", "rating_min",
-        "rating_max", "season_days", "active",
+        "rating_max", "season_days", "bot_level", "active",
     )  # fmt: skip
     list_filter = ("kind", "active")
     search_fields = ("name",)
@@ -136,7 +136,8 @@ class TournamentForm(forms.ModelForm):
 
 class TournamentPlayerInline(admin.TabularInline):
     model = TournamentPlayer
-    fields = ("user", "seed", "rating", "eliminated", "joined_at")
+    #: bots are entered on the tournament's page (rounds.bot_add), which numbers them
+    fields = ("user", "bot", "bot_number", "seed", "rating", "eliminated", "joined_at")
     raw_id_fields = ("user",)
     extra = 0
 
@@ -144,7 +145,7 @@ class TournamentPlayerInline(admin.TabularInline):
         # seeds and start ratings are recorded at the start; after it the field is fixed
         if obj is not None and obj.status != Tournament.Status.SIGNUP:
             return self.fields
-        return ("seed", "rating", "eliminated")
+        return ("bot", "bot_number", "seed", "rating", "eliminated")
 
     def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return obj is None or obj.status == Tournament.Status.SIGNUP
@@ -201,7 +202,7 @@ class TournamentAdmin(admin.ModelAdmin):
 
 class TournamentGameInline(admin.TabularInline):
     model = TournamentGame
-    fields = ("game", "bye")
+    fields = ("game", "entries", "bye")
     readonly_fields = fields
     extra = 0
     max_num = 0

@@ -11,6 +11,7 @@ from django.utils.translation import gettext_lazy as _
 from games.models import DAYS_PER_MOVE_CHOICES, GameKind
 
 from . import leagues
+from .models import BOT_LEVEL_CHOICES
 
 PLAYER_CHOICES = [(n, n) for n in range(leagues.PLAYERS_MIN, leagues.PLAYERS_MAX + 1)]
 #: a rating is stored in a PositiveSmallIntegerField
@@ -48,6 +49,19 @@ class LeagueCreateForm(forms.Form):
     rating_max = forms.IntegerField(
         label=_("Highest rating"), min_value=0, max_value=RATING_MAX, required=False,
         help_text=_("Empty: no upper bound."),
+    )  # fmt: skip
+    bot_level = forms.ChoiceField(
+        label=_("Bots at short tables"), required=False, initial="",
+        choices=[("", _("No bots: members wait for members")), *BOT_LEVEL_CHOICES],
+        widget=forms.RadioSelect,
+        help_text=_(
+            "When too few members wait to fill a table, the matchmaker fills it with bots of "
+            "this level, so members of a small league still get their games. Bots are not "
+            "rated; the people at the table are rated against each other."
+        ),
+        error_messages={
+            "invalid_choice": _("Choose the bots' level: none, easy, normal or strong."),
+        },
     )  # fmt: skip
     season_days = forms.IntegerField(
         label=_("Season length (days)"), min_value=leagues.SEASON_DAYS_MIN,

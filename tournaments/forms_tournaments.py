@@ -1,4 +1,5 @@
-"""The create-tournament form: checks the choices; ``rounds.tournament_create`` makes it."""
+"""The create-tournament form: checks the choices; ``rounds.tournament_create`` makes it. The
+organiser's add-a-bot form."""
 
 from __future__ import annotations
 
@@ -9,9 +10,9 @@ from django import forms
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from games.models import DAYS_PER_MOVE_CHOICES, GameKind
+from games.models import DAYS_PER_MOVE_CHOICES, BotKind, GameKind
 
-from .models import Tournament
+from .models import BOT_LEVEL_CHOICES, Tournament
 from .rounds import MAX_ROUND_DAYS, MAX_SWISS_ROUNDS
 
 Format = Tournament.Format
@@ -110,3 +111,15 @@ class TournamentCreateForm(forms.Form):
             "signup_until": data["signup_until"],
             "round_days": data["round_days"],
         }
+
+
+class BotAddForm(forms.Form):
+    """The organiser enters a bot of a level (``rounds.bot_add``)."""
+
+    level = forms.ChoiceField(
+        label=_("Bot level"), choices=BOT_LEVEL_CHOICES, initial=BotKind.NORMAL,
+        error_messages={
+            "required": _("Choose the bot's level: easy, normal or strong."),
+            "invalid_choice": _("Choose the bot's level: easy, normal or strong."),
+        },
+    )

@@ -6,9 +6,9 @@ Selectors (reads): ``standings``, ``active_leagues`` and ``league_rows``, ``curr
 
 The matchmaker and the season close of a league serialise on the League row
 (``select_for_update``), then re-read what they need: two passes at once seat nobody twice and
-nobody above their limit, a pass never seats into a season being closed. Games are created with
-``games.services.game_create`` and filled with ``game_join`` in the same transaction, so they
-start, and their first turn emails go out, exactly as games people start themselves.
+nobody above their limit, a pass never seats into a season being closed. Games are created
+seated and started by ``games.services.game_create_seated`` in the same transaction, so their
+first turn emails (and a bot seat's first move) go out as for games people start themselves.
 """
 
 from __future__ import annotations
@@ -28,11 +28,19 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from games.engine import RecordError, game_class
-from games.models import DAYS_PER_MOVE_CHOICES, Game, GameKind, GameStatus, Seat
-from games.services import GameServiceError, game_create, game_finish_early, game_join
+from games.models import (
+    BOT_LEVELS,
+    DAYS_PER_MOVE_CHOICES,
+    BotKind,
+    Game,
+    GameKind,
+    GameStatus,
+    Seat,
+)
+from games.services import GameServiceError, game_create_seated, game_finish_early
 from games.state import engine_state
 
-from .matchmaking import Candidate, match_tables
+from .matchmaking import Candidate, match_tables, short_tables
 from .models import START_RATING, League, LeagueMember, Rating, Season, SeasonGame
 
 log = logging.getLogger(__name__)
@@ -90,6 +98,9 @@ def league_settings_errors(values: dict[str, Any]) -> dict[str, str]:
     low, high = values.get("rating_min"), values.get("rating_max")
     if low is not None and high is not None and low > high:
         errors["rating_max"] = _("The band's top is below its bottom.")
+    bot_level = values.get("bot_level")
+    if bot_level is not None and bot_level not in ["", *[str(level) for level in BOT_LEVELS]]:
+        errors["bot_level"] = _("Choose the bots' level: none, easy, normal or strong.")
     season_days = values.get("season_days")
     if season_days is not None and not SEASON_DAYS_MIN <= season_days <= SEASON_DAYS_MAX:
         errors["season_days"] = _("A season lasts %(low)s to %(high)s days.") % {
@@ -116,6 +127,7 @@ def league_create(
     rating_min: int | None = None,
     rating_max: int | None = None,
     season_days: int = 90,
+    bot_level: str = "",
     options: dict[str, bool] | None = None,
     now: datetime | None = None,
 ) -> League:
@@ -136,6 +148,7 @@ def league_create(
         "rating_min": rating_min,
         "rating_max": rating_max,
         "season_days": season_days,
+        "bot_level": bot_level,
         "options": options or {},
     }
     errors = league_settings_errors(values)
@@ -302,7 +315,9 @@ def matchmaker_pass(*, now: datetime) -> int:
     """Seat the waiting members of every active league into new games; returns the games
     created. A member waits while their unfinished games in the league are fewer than their
     ``max_games`` (and their rating is in the league's band). See ``tournaments.matchmaking``
-    for who sits with whom."""
+    for who sits with whom. In a league with a ``bot_level`` the members left waiting sit at
+    tables of ``min_players`` filled with bots of that level (``matchmaking.short_tables``);
+    such a game rates the people at it against each other, as any table with bots."""
     created = 0
     leagues = League.objects.filter(active=True).order_by("pk").values_list("pk", flat=True)
     for league_id in leagues:
@@ -322,12 +337,18 @@ def _matchmake(league_id: int, now: datetime) -> int:
         if season is None:
             return 0
         candidates = waiting_members(league)
-        tables = match_tables(candidates, league.min_players, league.max_players)
+        tables: list[list[Any]] = list(
+            match_tables(candidates, league.min_players, league.max_players)
+        )
+        if league.bot_level:
+            for members in short_tables(candidates, tables, league.min_players):
+                tables.append([*members, *[league.bot_level] * (league.min_players - len(members))])
         if not tables:
             return 0
-        users = get_user_model().objects.in_bulk({u for table in tables for u in table})
+        people = {u for table in tables for u in table if not isinstance(u, str)}
+        users = get_user_model().objects.in_bulk(people)
         for table in tables:
-            _table_start(league, season, [users[u] for u in table])
+            _table_start(league, season, [u if isinstance(u, str) else users[u] for u in table])
     return len(tables)
 
 
@@ -389,24 +410,19 @@ def waiting_members(league: League) -> list[Candidate]:
     return candidates
 
 
-def _table_start(league: League, season: Season, users: list[Any]) -> Game:
-    """A new rated game with the league's time control: created for one player, joined by the
-    others (it starts when full), linked to the season."""
-    seating = list(users)
+def _table_start(league: League, season: Season, seats: list[Any]) -> Game:
+    """A new game with the league's time control, started at once and linked to the season:
+    ``seats`` are users and bot levels, seated in a shuffled order. Rated among its people."""
+    seating = list(seats)
     _rng.shuffle(seating)
-    game = game_create(
-        creator=seating[0],
+    game = game_create_seated(
         kind=league.kind,
-        player_count=len(seating),
+        seats=seating,
         options=league.options,
         days_per_move=league.days_per_move,
         bank_increment_hours=league.bank_increment_hours,
         bank_cap_hours=league.bank_cap_hours,
-        rated=True,
-        internal=True,
     )
-    for user in seating[1:]:
-        game_join(game_id=game.pk, user=user)
     SeasonGame.objects.create(season=season, game=game)
     return game
 
@@ -435,18 +451,20 @@ def place_points(players: int, place: int, tied: int = 1) -> float:
 
 def standings(season: Season) -> list[StandingRow]:
     """The season's table: points by place in finished games, then games played (fewer first:
-    the same points from fewer games rank higher), then name. Everyone seated in a game of the
-    season appears; equal points and games share a rank."""
-    seats = list(
-        Seat.objects.filter(game__season_link__season=season, user__isnull=False)
+    the same points from fewer games rank higher), then name. Every person seated in a game of
+    the season appears; equal points and games share a rank. Bots (at short tables) do not
+    appear, but their places count: a person placed below a bot scores as below a person."""
+    all_seats = list(
+        Seat.objects.filter(game__season_link__season=season)
         .exclude(game__status=GameStatus.CANCELLED)
         .values_list(
             "game_id", "game__status", "place", "user_id", "user__username",
             "user__display_name",
         )
     )  # fmt: skip
-    tables = Counter(game_id for game_id, *_ in seats)
-    ties = Counter((game_id, place) for game_id, status, place, *_ in seats)
+    tables = Counter(game_id for game_id, *_ in all_seats)
+    ties = Counter((game_id, place) for game_id, status, place, *_ in all_seats)
+    seats = [seat for seat in all_seats if seat[3] is not None]
     points: dict[int, float] = defaultdict(float)
     games: Counter[int] = Counter()
     wins: Counter[int] = Counter()
@@ -489,6 +507,16 @@ def band_label(league: League) -> str:
     if league.rating_min is None:
         return _("up to %(max)s") % {"max": league.rating_max}
     return f"{league.rating_min}-{league.rating_max}"
+
+
+def bots_label(league: League) -> str:
+    """What fills a short table of the league, for its page ("" when nothing does)."""
+    labels = {
+        BotKind.EASY: _("short tables are filled with easy bots"),
+        BotKind.NORMAL: _("short tables are filled with normal bots"),
+        BotKind.STRONG: _("short tables are filled with strong bots"),
+    }
+    return labels[BotKind(league.bot_level)] if league.bot_level else ""
 
 
 @dataclass(frozen=True)

@@ -65,7 +65,7 @@ def user_data(user: User) -> dict[str, Any]:
         ],
         "tournament_byes": [
             {"round": t.round.number, "tournament_id": t.round.tournament_id}
-            for t in TournamentGame.objects.filter(bye=user).select_related("round")
+            for t in TournamentGame.objects.filter(bye__user=user).select_related("round")
         ],
     }
 

@@ -23,6 +23,11 @@ from the database, calls it and creates the games. The rules:
   of repeats; among the swaps at the nearest distance that offers one, the smallest rating gap
   wins. A repeat stays only when no such swap exists, e.g. when nobody else is waiting.
 
+* Bots at short tables (``short_tables``, for a league with a bot level): the members a pass
+  leaves with an open slot are fewer than ``min_players`` in every wave (else the wave would
+  have seated them); each such wave sits at one more table, in rating order, that the caller
+  fills with bots up to ``min_players``: a member of a thin league is never left waiting.
+
 Deterministic: equal input gives equal output. Cost: a sort and a linear cut per wave, plus a
 few dozen table checks per repeat repaired (see ``bench/pairing.py``, ``matchmaker``).
 """
@@ -30,10 +35,11 @@ few dozen table checks per repeat repaired (see ``bench/pairing.py``, ``matchmak
 from __future__ import annotations
 
 import bisect
+from collections import Counter
 from collections.abc import Collection, Hashable, Sequence
 from dataclasses import dataclass, field
 
-__all__ = ["Candidate", "match_tables", "table_sizes"]
+__all__ = ["Candidate", "match_tables", "short_tables", "table_sizes"]
 
 MemberId = Hashable
 
@@ -121,6 +127,28 @@ def match_tables(
                 seating.avoid[r].add(key)
             result.append([seating.ids[r] for r in sorted(table)])
     return result
+
+
+def short_tables(
+    candidates: Sequence[Candidate], tables: Sequence[Sequence[MemberId]], min_players: int = 2
+) -> list[list[MemberId]]:
+    """The members ``match_tables`` left with an open slot (``tables`` is what it returned),
+    as tables of fewer than ``min_players`` members each (best rated first) for the caller to
+    fill with bots: one table per wave of the members still waiting, as in ``match_tables``."""
+    _check_bounds(min_players, min_players)
+    seated = Counter(member for table in tables for member in table)
+    left = {c.id: int(c.slots) - seated[c.id] for c in candidates}
+    ranked = sorted(range(len(candidates)), key=lambda i: (-float(candidates[i].rating), i))
+    order = [candidates[i].id for i in ranked]
+    result: list[list[MemberId]] = []
+    while True:
+        wave = [m for m in order if left[m] > 0]
+        if not wave:
+            return result
+        for start in range(0, len(wave), min_players - 1):
+            result.append(wave[start : start + min_players - 1])
+        for member in wave:
+            left[member] -= 1
 
 
 def _check_bounds(min_players: int, max_players: int) -> None:

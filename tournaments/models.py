@@ -15,9 +15,12 @@ from django.db.models import F, Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from games.models import DAYS_PER_MOVE_CHOICES, Game, GameKind
+from games.models import BOT_LEVELS, DAYS_PER_MOVE_CHOICES, BotKind, Game, GameKind
 
 START_RATING = 1500.0
+
+#: a bot level as a choice of leagues and tournaments ("" for a league: no bots)
+BOT_LEVEL_CHOICES = [(level.value, level.label) for level in BOT_LEVELS]
 
 
 class Rating(models.Model):
@@ -93,6 +96,12 @@ class League(TimeControl):
     rating_min = models.PositiveSmallIntegerField(null=True, blank=True)
     rating_max = models.PositiveSmallIntegerField(null=True, blank=True)
     season_days = models.PositiveSmallIntegerField(default=90)
+    #: a table the matchmaker cannot fill with members is filled with bots of this level
+    #: ("": members wait for members)
+    bot_level = models.CharField(
+        _("bots at short tables"), max_length=10, choices=BOT_LEVEL_CHOICES, blank=True,
+        default="",
+    )
     active = models.BooleanField(default=True)
     created_at = models.DateTimeField(default=timezone.now)
 
@@ -198,10 +207,16 @@ class Tournament(TimeControl):
 
 
 class TournamentPlayer(models.Model):
+    """An entrant: a person, or a bot of a level the organiser entered ("Strong bot 2")."""
+
     tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="players")
     user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="tournament_entries"
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE,
+        related_name="tournament_entries",
     )
+    bot = models.CharField(max_length=10, choices=BOT_LEVEL_CHOICES, blank=True, default="")
+    #: a bot entrant's number among the tournament's bots of its level (its name says it)
+    bot_number = models.PositiveSmallIntegerField(null=True, blank=True)
     #: rating when the tournament started: seeding and the last tie-break
     rating = models.FloatField(null=True, blank=True)
     seed = models.PositiveSmallIntegerField(null=True, blank=True)
@@ -212,10 +227,36 @@ class TournamentPlayer(models.Model):
         ordering = ["tournament_id", "seed", "joined_at"]
         constraints = [
             models.UniqueConstraint(fields=["tournament", "user"], name="tournament_entry_once"),
+            models.CheckConstraint(
+                condition=(Q(user__isnull=False) & Q(bot=""))
+                | (Q(user__isnull=True) & ~Q(bot="") & Q(bot_number__isnull=False)),
+                name="tournament_entry_person_or_bot",
+            ),
         ]
 
     def __str__(self) -> str:
-        return f"{self.user} in {self.tournament}"
+        return f"{self.name} in {self.tournament}"
+
+    @property
+    def is_bot(self) -> bool:
+        return bool(self.bot)
+
+    @property
+    def name(self) -> str:
+        """The person's public name, or the bot's level and number in the active language."""
+        if self.user_id is None:
+            return bot_entrant_name(self.bot, self.bot_number or 0)
+        return self.user.public_name
+
+
+def bot_entrant_name(level: str, number: int) -> str:
+    """A bot entrant's name, "Strong bot 2", in the active language."""
+    names = {
+        BotKind.EASY: _("Easy bot %(n)s"),
+        BotKind.NORMAL: _("Normal bot %(n)s"),
+        BotKind.STRONG: _("Strong bot %(n)s"),
+    }
+    return str(names[BotKind(level)]) % {"n": number}
 
 
 class Round(models.Model):
@@ -237,16 +278,18 @@ class Round(models.Model):
 
 
 class TournamentGame(models.Model):
-    """A table of a round: its game, or a bye (one player, no game)."""
+    """A table of a round: its game, or a bye (one entrant, no game)."""
 
     round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="tables")
     game = models.OneToOneField(
         Game, null=True, blank=True, on_delete=models.CASCADE, related_name="tournament_link"
     )
     bye = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE,
-        related_name="tournament_byes",
+        TournamentPlayer, null=True, blank=True, on_delete=models.CASCADE, related_name="byes"
     )
+    #: the entrants (TournamentPlayer ids) of the game in seat order: a game's seats say which
+    #: person sat where, but not which of two bots of one level
+    entries = models.JSONField(default=list, blank=True)
 
     class Meta:
         constraints = [

@@ -2,15 +2,19 @@
 
 Services (writes) and the standings selector (a read). The pairing rules themselves are pure
 functions in :mod:`tournaments.pairing`; this module feeds them the players, points and
-history, and starts the games through ``games.services`` as a person's game is started
-(``game_create`` by the first seat, ``game_join`` by the others), rated.
+history, and starts the games through ``games.services.game_create_seated`` (people's and bot
+entrants' seats in the pairing's order; the start, turn emails and bot wake-ups as for any
+game), rated among the people.
 
 Life of a tournament:
 
-* **Sign-up** (status ``signup``) until ``signup_until``: players sign up and may withdraw.
-* **Start** (``tournaments_advance`` once ``signup_until`` has passed): fewer than two players
-  cancel it. Otherwise each player's rating in the tournament's game is recorded (1500 if they
-  have none) and seeds are given by it (seed 1 = best; equal ratings: who signed up first).
+* **Sign-up** (status ``signup``) until ``signup_until``: players sign up and may withdraw;
+  the organiser (or staff) may enter bots of a level and take them out again (``bot_add``,
+  ``bot_remove``; see "Bot entrants" below).
+* **Start** (``tournaments_advance`` once ``signup_until`` has passed): fewer than two people
+  cancel it (bots alone make no tournament). Otherwise each person's rating in the tournament's
+  game is recorded (1500 if they have none), each bot gets its level's fixed seeding rating,
+  and seeds are given by it (seed 1 = best; equal ratings: who signed up first).
   Round robin and elimination then store their derived number of rounds in ``rounds``
   (round robin: the Berger table's rounds, n - 1 for even n, n for odd n; elimination:
   ceil(log2 n)), and round 1 is paired.
@@ -49,6 +53,19 @@ table, every table-mate; a bye adds nothing), then the rating at the start. Elim
 standings rank by the round reached instead (the champion first, then the finalist, then the
 semi-finalists, ...), ties by seed.
 
+Bot entrants: an organiser fills a thin field with bots of a level (easy, normal, strong), at
+most ``MAX_BOTS`` of them and never more bots than people (people who withdraw may leave more:
+the bots entered last are then taken out at the start). A bot entrant is paired like a
+person, seeded by a fixed rating per level (``BOT_SEED_RATING``: easy 1200, normal 1500, strong
+1800: where players of such strength would sit), plays its games in a bot seat of its level
+(the bot worker plays it, as in any game), takes byes and points, and is named by its level and
+number ("Strong bot 2") in the standings. It is never rated: ``tournaments.ratings`` rates the
+people at a table against each other only, and a table of bots alone is an unrated game.
+
+Entrants: pairing, points and standings are keyed by entrant (``TournamentPlayer`` id), not by
+user, since bots have no user; a table stores its game's entrants in seat order
+(``TournamentGame.entries``) because a game's seats cannot tell two bots of a level apart.
+
 Concurrency: every change to a running tournament happens in one transaction holding the
 tournament row lock (``select_for_update``) and re-checks the state under it, so two
 advancers at once (two beat runs, a beat run and a finished-game task) start a tournament
@@ -67,22 +84,34 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.db import IntegrityError, transaction
-from django.db.models import Count
+from django.db.models import Max
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from games import timeouts
 from games.engine import RecordError, game_class
-from games.models import DAYS_PER_MOVE_CHOICES, Game, GameKind, GameStatus, Seat
-from games.services import game_create, game_join
+from games.models import (
+    BOT_LEVELS,
+    DAYS_PER_MOVE_CHOICES,
+    BotKind,
+    Game,
+    GameKind,
+    GameStatus,
+    Seat,
+)
+from games.services import game_create_seated
 
 from .creation_limits import tournament_refusal
 from .models import START_RATING, Rating, Round, Tournament, TournamentGame, TournamentPlayer
 from .pairing import SwissPlayer, round_robin, single_elimination_seeding, swiss_tables
 
 __all__ = [
+    "BOT_SEED_RATING",
+    "MAX_BOTS",
     "Standing",
     "TournamentError",
+    "bot_add",
+    "bot_remove",
     "round_check_for_game",
     "rounds_planned",
     "rounds_with_tables",
@@ -106,6 +135,10 @@ MAX_ROUND_DAYS = 365
 BYE_POINTS = 1.0
 #: a game of a round counts as done in these states
 DONE = (GameStatus.FINISHED, GameStatus.CANCELLED)
+#: bot entrants a tournament may have at most (and never more than its people)
+MAX_BOTS = 16
+#: a bot entrant's rating for seeding and pairing, by level: where people of its strength sit
+BOT_SEED_RATING = {BotKind.EASY: 1200.0, BotKind.NORMAL: 1500.0, BotKind.STRONG: 1800.0}
 
 
 class TournamentError(Exception):
@@ -218,6 +251,62 @@ def _check_signup_open(tournament: Tournament, now: datetime) -> None:
         raise TournamentError(_("Sign-up for this tournament is closed."))
 
 
+def may_organise(tournament: Tournament, user: Any) -> bool:
+    """Whether ``user`` may change the tournament's field: its organiser, or staff."""
+    if not getattr(user, "is_authenticated", False):
+        return False
+    return user.is_staff or (
+        tournament.created_by_id is not None and tournament.created_by_id == user.pk
+    )
+
+
+def bot_add(
+    *, tournament_id: int, user: Any, level: str, now: datetime | None = None
+) -> TournamentPlayer:
+    """Enter a bot of ``level`` (the organiser or staff, while sign-up is open): it is named
+    by its level and the next free number. Raises Tournament.DoesNotExist, TournamentError."""
+    now = now or timezone.now()
+    if level not in [str(v) for v in BOT_LEVELS]:
+        raise TournamentError(_("Choose the bot's level: easy, normal or strong."))
+    with transaction.atomic():
+        tournament = Tournament.objects.select_for_update().get(pk=tournament_id)
+        if not may_organise(tournament, user):
+            raise TournamentError(_("Only the organiser may add or remove bots."))
+        _check_signup_open(tournament, now)
+        entrants = list(tournament.players.values_list("bot", flat=True))
+        bots = sum(1 for bot in entrants if bot)
+        if bots >= MAX_BOTS:
+            raise TournamentError(
+                _("A tournament has at most %(n)s bots.") % {"n": MAX_BOTS}
+            )
+        if bots >= len(entrants) - bots:
+            raise TournamentError(
+                _("A tournament may have at most as many bots as people: sign up more people "
+                  "first.")
+            )
+        number = (
+            tournament.players.filter(bot=level).aggregate(n=Max("bot_number"))["n"] or 0
+        ) + 1
+        return TournamentPlayer.objects.create(
+            tournament=tournament, bot=level, bot_number=number, joined_at=now
+        )
+
+
+def bot_remove(
+    *, tournament_id: int, user: Any, entry_id: int, now: datetime | None = None
+) -> None:
+    """Take a bot entrant out again (the organiser or staff, while sign-up is open)."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        tournament = Tournament.objects.select_for_update().get(pk=tournament_id)
+        if not may_organise(tournament, user):
+            raise TournamentError(_("Only the organiser may add or remove bots."))
+        _check_signup_open(tournament, now)
+        deleted, _rows = tournament.players.filter(pk=entry_id, user__isnull=True).delete()
+        if not deleted:
+            raise TournamentError(_("There is no such bot in this tournament."))
+
+
 def signup_open(tournament: Tournament, now: datetime | None = None) -> bool:
     return tournament.status == Status.SIGNUP and tournament.signup_until > (now or timezone.now())
 
@@ -279,17 +368,26 @@ def _start_if_due(tournament: Tournament, now: datetime) -> int:
     if tournament.status != Status.SIGNUP or tournament.signup_until > now:
         return 0  # another run started it meanwhile
     players = list(tournament.players.all())
-    if len(players) < 2:
+    people = sum(1 for p in players if not p.is_bot)
+    if people < 2:
         tournament.status = Status.CANCELLED
         tournament.save(update_fields=["status"])
         return 1
+    # people who withdrew may have left more bots than people: the last entered go
+    surplus = sorted((p for p in players if p.is_bot), key=lambda p: (p.joined_at, p.pk))[people:]
+    if surplus:
+        TournamentPlayer.objects.filter(pk__in=[p.pk for p in surplus]).delete()
+        players = [p for p in players if p not in surplus]
     ratings = dict(
         Rating.objects.filter(
-            kind=tournament.kind, user_id__in=[p.user_id for p in players]
+            kind=tournament.kind, user_id__in=[p.user_id for p in players if not p.is_bot]
         ).values_list("user_id", "rating")
     )
     for player in players:
-        player.rating = ratings.get(player.user_id, START_RATING)
+        if player.is_bot:
+            player.rating = BOT_SEED_RATING[BotKind(player.bot)]
+        else:
+            player.rating = ratings.get(player.user_id, START_RATING)
     players.sort(key=lambda p: (-p.rating, p.joined_at, p.pk))
     for seed, player in enumerate(players, start=1):
         player.seed = seed
@@ -362,32 +460,27 @@ def _pair_round(tournament: Tournament, number: int, now: datetime) -> Round:
         tables = _round_robin_tables(tournament, number)
     else:
         tables = _elimination_tables(tournament, number)
-    users = {p.user_id: p.user for p in tournament.players.select_related("user")}
+    entrants = {p.pk: p for p in tournament.players.select_related("user")}
     for table in tables:
         if len(table) == 1:
             TournamentGame.objects.create(round=round_, bye_id=table[0])
         else:
-            game = _start_game(tournament, [users[u] for u in table])
-            TournamentGame.objects.create(round=round_, game=game)
+            game = _start_game(tournament, [entrants[e] for e in table])
+            TournamentGame.objects.create(round=round_, game=game, entries=list(table))
     return round_
 
 
-def _start_game(tournament: Tournament, users: Sequence[Any]) -> Game:
-    """A rated game of these people in this seat order, started as people start one."""
-    game = game_create(
-        creator=users[0],
+def _start_game(tournament: Tournament, entrants: Sequence[TournamentPlayer]) -> Game:
+    """The game of these entrants in this seat order, started at once: a person's seat, or a
+    bot seat of the bot entrant's level. Rated among the people (games.rated)."""
+    return game_create_seated(
         kind=tournament.kind,
-        player_count=len(users),
+        seats=[e.bot if e.is_bot else e.user for e in entrants],
         options=tournament.options,
         days_per_move=tournament.days_per_move,
         bank_increment_hours=tournament.bank_increment_hours,
         bank_cap_hours=tournament.bank_cap_hours,
-        rated=True,
-        internal=True,
     )
-    for user in users[1:]:
-        game = game_join(game_id=game.pk, user=user)
-    return game
 
 
 def rounds_planned(tournament: Tournament, players: int | None = None) -> int:
@@ -404,8 +497,8 @@ def rounds_planned(tournament: Tournament, players: int | None = None) -> int:
 
 
 def _seeds(tournament: Tournament) -> dict[int, int]:
-    """user id -> seed"""
-    return dict(tournament.players.values_list("user_id", "seed"))
+    """entrant id -> seed"""
+    return dict(tournament.players.values_list("pk", "seed"))
 
 
 def _round_robin_tables(tournament: Tournament, number: int) -> list[list[int]]:
@@ -441,17 +534,13 @@ def _swiss_tables(tournament: Tournament) -> list[list[int]]:
     players = list(tournament.players.all())
     results = _results(tournament)
     ranked = [
-        SwissPlayer(id=p.user_id, points=results.points[p.user_id], rating=p.rating or 0.0)
+        SwissPlayer(id=p.pk, points=results.points[p.pk], rating=p.rating or 0.0)
         for p in players
     ]
     tables = swiss_tables(ranked, tournament.table_size, results.history)
     # who moves first: fewest first seats so far, then ranking order (the order given)
-    firsts = dict(
-        Seat.objects.filter(game__tournament_link__round__tournament=tournament, index=0)
-        .values_list("user_id")
-        .annotate(n=Count("pk"))
-    )
-    return [sorted(t, key=lambda u: firsts.get(u, 0)) for t in tables]
+    firsts = results.firsts
+    return [sorted(t, key=lambda e: firsts[e]) for t in tables]
 
 
 def _eliminate_losers(tournament: Tournament, round_: Round) -> None:
@@ -460,20 +549,21 @@ def _eliminate_losers(tournament: Tournament, round_: Round) -> None:
     for table in _tables_with_seats(round_):
         if table.game_id is not None:
             winner = _table_winner(table, seeds)
-            losers += [s.user_id for s in table.game.seats.all() if s.user_id != winner]
-    tournament.players.filter(user_id__in=losers).update(eliminated=True)
+            losers += [e for e in table.entries if e != winner]
+    tournament.players.filter(pk__in=losers).update(eliminated=True)
 
 
 def _table_winner(table: TournamentGame, seeds: dict[int, int]) -> int:
-    """The user who goes through: the bye, the seat placed first, or on a tie (or a game with
-    no result) the higher seed."""
+    """The entrant who goes through: the bye, the seat placed first, or on a tie (or a game
+    with no result) the higher seed."""
     if table.game_id is None:
         return table.bye_id
-    seats = [s for s in table.game.seats.all() if s.user_id is not None]
-    placed = [s.place for s in seats if s.place is not None]
+    seats = sorted(table.game.seats.all(), key=lambda s: s.index)
+    places = {entry: seat.place for entry, seat in zip(table.entries, seats, strict=True)}
+    placed = [p for p in places.values() if p is not None]
     best = min(placed) if placed else None
-    contenders = [s.user_id for s in seats if s.place == best] if best is not None else []
-    return min(contenders or [s.user_id for s in seats], key=lambda u: seeds[u])
+    contenders = [e for e, p in places.items() if p == best] if best is not None else []
+    return min(contenders or list(places), key=lambda e: seeds[e])
 
 
 def _tables_with_seats(round_: Round) -> list[TournamentGame]:
@@ -505,47 +595,48 @@ def table_points(places: Sequence[int | None]) -> list[float]:
 @dataclass
 class _Results:
     points: defaultdict[int, float] = field(default_factory=lambda: defaultdict(float))
-    #: user id -> the user ids met at each finished table (repeats counted)
+    #: entrant id -> the entrant ids met at each finished table (repeats counted)
     opponents: defaultdict[int, list[int]] = field(default_factory=lambda: defaultdict(list))
     games: defaultdict[int, int] = field(default_factory=lambda: defaultdict(int))
     byes: defaultdict[int, int] = field(default_factory=lambda: defaultdict(int))
-    #: the round number each user last played (or had a bye) in
+    #: the round number each entrant last played (or had a bye) in
     reached: defaultdict[int, int] = field(default_factory=lambda: defaultdict(int))
-    #: every table so far, as user ids (a bye is a table of one): the Swiss history
+    #: every table so far, as entrant ids (a bye is a table of one): the Swiss history
     history: list[list[int]] = field(default_factory=list)
+    #: how often each entrant sat first (seat 0, the first to move)
+    firsts: defaultdict[int, int] = field(default_factory=lambda: defaultdict(int))
 
 
 def _results(tournament: Tournament) -> _Results:
     """Points, opponents and tables of every round so far (a fixed number of queries)."""
     results = _Results()
     tables = TournamentGame.objects.filter(round__tournament=tournament).values_list(
-        "pk", "round__number", "game_id", "game__status", "bye_id"
+        "pk", "round__number", "game_id", "game__status", "bye_id", "entries"
     )
-    seats: defaultdict[int, list[tuple[int, int | None]]] = defaultdict(list)
-    for game_id, user_id, place in (
+    places: defaultdict[int, list[int | None]] = defaultdict(list)
+    for game_id, place in (
         Seat.objects.filter(game__tournament_link__round__tournament=tournament)
         .order_by("game_id", "index")
-        .values_list("game_id", "user_id", "place")
+        .values_list("game_id", "place")
     ):
-        seats[game_id].append((user_id, place))
-    for _pk, number, game_id, status, bye_id in sorted(tables):
+        places[game_id].append(place)
+    for _pk, number, game_id, status, bye_id, entries in sorted(tables):
         if game_id is None:
             results.points[bye_id] += BYE_POINTS
             results.byes[bye_id] += 1
             results.reached[bye_id] = max(results.reached[bye_id], number)
             results.history.append([bye_id])
             continue
-        table = seats[game_id]
-        users = [u for u, _p in table]
-        results.history.append(users)
-        for user in users:
-            results.reached[user] = max(results.reached[user], number)
+        results.history.append(list(entries))
+        results.firsts[entries[0]] += 1
+        for entry in entries:
+            results.reached[entry] = max(results.reached[entry], number)
         if status != GameStatus.FINISHED:
             continue
-        for (user, _place), points in zip(table, table_points([p for _u, p in table]), strict=True):
-            results.points[user] += points
-            results.games[user] += 1
-            results.opponents[user] += [u for u in users if u != user]
+        for entry, points in zip(entries, table_points(places[game_id]), strict=True):
+            results.points[entry] += points
+            results.games[entry] += 1
+            results.opponents[entry] += [e for e in entries if e != entry]
     return results
 
 
@@ -569,6 +660,10 @@ class Standing:
     def user(self) -> Any:
         return self.player.user
 
+    @property
+    def name(self) -> str:
+        return self.player.name
+
 
 def tournament_standings(tournament: Tournament) -> list[Standing]:
     """The standings, best first. Swiss and round robin: points, then Buchholz, then rating at
@@ -580,7 +675,7 @@ def tournament_standings(tournament: Tournament) -> list[Standing]:
     results = _results(tournament)
     rows = []
     for player in players:
-        u = player.user_id
+        u = player.pk
         rows.append(
             Standing(
                 rank=0,
@@ -614,7 +709,7 @@ def rounds_with_tables(tournament: Tournament) -> list[tuple[Round, list[Tournam
     tables: defaultdict[int, list[TournamentGame]] = defaultdict(list)
     for table in (
         TournamentGame.objects.filter(round__tournament=tournament)
-        .select_related("game", "bye")
+        .select_related("game", "bye__user")
         .prefetch_related("game__seats__user")
         .order_by("pk")
     ):

@@ -16,4 +16,12 @@ urlpatterns = [
         "tournaments/<int:tournament_id>/withdraw/", views.tournament_withdraw,
         name="tournament_withdraw",
     ),
+    path(
+        "tournaments/<int:tournament_id>/bots/", views.tournament_bot_add,
+        name="tournament_bot_add",
+    ),
+    path(
+        "tournaments/<int:tournament_id>/bots/<int:entry_id>/remove/",
+        views.tournament_bot_remove, name="tournament_bot_remove",
+    ),
 ]

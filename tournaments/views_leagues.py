@@ -107,6 +107,7 @@ def league_detail(request: HttpRequest, league_id: int) -> HttpResponse:
         {
             "league": league,
             "band": leagues.band_label(league),
+            "bots": leagues.bots_label(league),
             "season": season,
             "other_seasons": [s for s in seasons if s != season],
             "rows": leagues.standings(season) if season else [],

@@ -1,5 +1,5 @@
 """Tournament pages: the list, a tournament (players, rounds, tables, standings), creating
-one, and signing up or withdrawing.
+one, signing up or withdrawing, and the organiser adding or removing bot entrants.
 
 Views only route: reads come from ``rounds`` (the standings selector, the rounds with their
 tables), checks from the form, writes from the ``rounds`` services; a refusal becomes a message.
@@ -8,7 +8,6 @@ tables), checks from the form, writes from the ``rounds`` services; a refusal be
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -26,8 +25,8 @@ from games.models import GameStatus
 from keltis_site.pagination import paginate
 
 from . import rounds
-from .forms_tournaments import TournamentCreateForm
-from .models import Tournament, TournamentGame
+from .forms_tournaments import BotAddForm, TournamentCreateForm
+from .models import Tournament, TournamentGame, TournamentPlayer
 
 Status = Tournament.Status
 #: tournaments on one page of each section of the list
@@ -59,27 +58,44 @@ def tournament_list(request: HttpRequest) -> HttpResponse:
 
 
 @dataclass
+class TableSeat:
+    """A seat of a table's game, named by its entrant ("Strong bot 2" for a bot)."""
+
+    name: str
+    place: int | None
+    score: int | None
+
+
+@dataclass
 class TableRow:
     """One table of a round, for the page: a game (seats in order) or a bye."""
 
     table: TournamentGame
     url: str | None
-    seats: list[Any]
+    seats: list[TableSeat]
     finished: bool
     status: str
+    #: the entrant who had the bye
+    bye: TournamentPlayer | None = None
 
 
-def _table_rows(tables: list[TournamentGame]) -> list[TableRow]:
+def _table_rows(
+    tables: list[TournamentGame], entrants: dict[int, TournamentPlayer]
+) -> list[TableRow]:
     rows = []
     for table in tables:
         if table.game_id is None:
-            rows.append(TableRow(table, None, [], True, _("Bye")))
+            rows.append(TableRow(table, None, [], True, _("Bye"), bye=entrants[table.bye_id]))
             continue
         game = table.game
         seats = sorted(game.seats.all(), key=lambda s: s.index)
+        names = [entrants[e].name for e in table.entries] or [s.name for s in seats]
         rows.append(
             TableRow(
-                table, game_url(game.pk), seats, game.status == GameStatus.FINISHED,
+                table,
+                game_url(game.pk),
+                [TableSeat(n, s.place, s.score) for n, s in zip(names, seats, strict=True)],
+                game.status == GameStatus.FINISHED,
                 str(game.get_status_display()),
             )
         )
@@ -108,6 +124,8 @@ def tournament_detail(request: HttpRequest, tournament_id: int) -> HttpResponse:
             row.champion = tournament.status == Status.FINISHED and not row.eliminated
             row.reached_label = _reached_label(tournament, row)
     viewer_id = request.user.pk if request.user.is_authenticated else None
+    entrants = {p.pk: p for p in players}
+    signup_open = rounds.signup_open(tournament)
     return render(
         request,
         "tournaments/tournaments/detail.html",
@@ -116,11 +134,17 @@ def tournament_detail(request: HttpRequest, tournament_id: int) -> HttpResponse:
             "players": players,
             "standings": standings,
             "rounds": [
-                (round_, _table_rows(tables))
+                (round_, _table_rows(tables, entrants))
                 for round_, tables in reversed(rounds.rounds_with_tables(tournament))
             ],
             "rounds_planned": rounds.rounds_planned(tournament, len(players)),
-            "signup_open": rounds.signup_open(tournament),
+            "signup_open": signup_open,
+            "bot_form": (
+                BotAddForm()
+                if signup_open and rounds.may_organise(tournament, request.user)
+                else None
+            ),
+            "max_bots": rounds.MAX_BOTS,
             "signed_up": viewer_id is not None and any(p.user_id == viewer_id for p in players),
             "is_elimination": tournament.format == Tournament.Format.ELIMINATION,
             "now": timezone.now(),
@@ -174,3 +198,43 @@ def tournament_signup(request: HttpRequest, tournament_id: int) -> HttpResponse:
 @require_POST
 def tournament_withdraw(request: HttpRequest, tournament_id: int) -> HttpResponse:
     return _signup_action(request, tournament_id, withdraw=True)
+
+
+@require_POST
+def tournament_bot_add(request: HttpRequest, tournament_id: int) -> HttpResponse:
+    """The organiser (or staff) enters a bot of the chosen level."""
+    url = reverse("tournament_detail", args=[tournament_id])
+    if not request.user.is_authenticated:
+        return redirect_to_login(url)
+    form = BotAddForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, " ".join(form.errors["level"]))
+        return redirect(url)
+    try:
+        entry = rounds.bot_add(
+            tournament_id=tournament_id, user=request.user, level=form.cleaned_data["level"]
+        )
+    except Tournament.DoesNotExist:
+        raise Http404 from None
+    except rounds.TournamentError as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, _("%(bot)s is entered.") % {"bot": entry.name})
+    return redirect(url)
+
+
+@require_POST
+def tournament_bot_remove(request: HttpRequest, tournament_id: int, entry_id: int) -> HttpResponse:
+    """The organiser (or staff) takes a bot entrant out again."""
+    url = reverse("tournament_detail", args=[tournament_id])
+    if not request.user.is_authenticated:
+        return redirect_to_login(url)
+    try:
+        rounds.bot_remove(tournament_id=tournament_id, user=request.user, entry_id=entry_id)
+    except Tournament.DoesNotExist:
+        raise Http404 from None
+    except rounds.TournamentError as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, _("The bot is out of the tournament."))
+    return redirect(url)

@@ -30,7 +30,7 @@ from keltis_site.errors import server_error
 from notifications.links import ActionLink, unsubscribe_url
 from tests.browser.page_checkers import axe_violations, html_errors
 from tournaments.leagues import league_create, league_join
-from tournaments.rounds import tournament_create
+from tournaments.rounds import bot_add, tournament_create, tournament_signup
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
@@ -95,10 +95,14 @@ def _build_site() -> Site:
     assert finished.status == GameStatus.FINISHED
     league = league_create(name="Evening league", kind="keltis")
     league_join(league_id=league.pk, user=anna)
+    # organised by anna, who sees it with the organiser's bot form and a bot entrant
     tournament = tournament_create(
-        creator=carl, name="Winter cup", kind="keltis", format="swiss",
+        creator=anna, name="Winter cup", kind="keltis", format="swiss",
         signup_until=timezone.now() + dt.timedelta(days=3),
     )
+    for user in (anna, carl):
+        tournament_signup(tournament_id=tournament.pk, user=user)
+    bot_add(tournament_id=tournament.pk, user=anna, level="strong")
 
     common = {
         "/": "home",

@@ -94,7 +94,7 @@ def round_tables(tournament: Tournament, number: int) -> list[list[int]]:
         round__tournament=tournament, round__number=number
     ).order_by("pk"):
         if table.game_id is None:
-            out.append([table.bye_id])
+            out.append([table.bye.user_id])
         else:
             out.append(list(table.game.seats.order_by("index").values_list("user_id", flat=True)))
     return out
