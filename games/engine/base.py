@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from abc import ABC, abstractmethod
 from collections import Counter
+from collections.abc import Sequence
 from itertools import chain
 from typing import Any, ClassVar, Self
 
@@ -147,6 +148,11 @@ class Game(ABC):
     @abstractmethod
     def legal(self) -> list[str]:
         """Every distinct legal action now, in canonical spelling, sorted as plain strings."""
+
+    def legal_shared(self) -> Sequence[str]:
+        """``legal()`` without the copy: the game's own cached sequence where it keeps one.
+        For a caller that reads it at once and never changes it (the random bot's pick)."""
+        return self.legal()
 
     @abstractmethod
     def apply(self, action: str, player: int | None = None) -> None:
@@ -308,6 +314,19 @@ class DealtGame(Game):
 
     def _reset_caches(self) -> None:
         self._legal = None
+
+    def legal(self) -> list[str]:
+        return list(self.legal_shared())
+
+    def legal_shared(self) -> Sequence[str]:
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = self._list_legal()
+        return legal
+
+    @abstractmethod
+    def _list_legal(self) -> tuple[str, ...] | list[str]:
+        """The legal list that ``legal_shared`` caches until the next action."""
 
     @abstractmethod
     def player_score(self, player: int) -> int:

@@ -68,6 +68,14 @@ def _action_table() -> dict[str, tuple[int, str, int, int, Any]]:
 
 
 ACTIONS = _action_table()
+#: the actions each phase takes, parsed: a draw's pile (NOBODY: the deck), a lay or discard
+#: (kind, card, colour index, value, extra), a clover's path (NOBODY: pass)
+_DRAW_SOURCES = {text: parsed[4] for text, parsed in ACTIONS.items() if parsed[0] == DRAW}
+_PLAYS = {text: parsed for text, parsed in ACTIONS.items() if parsed[0] <= DISCARD}
+_CLOVERS = {text: parsed[4] for text, parsed in ACTIONS.items() if parsed[0] == CLOVER}
+#: what a phase asks for when given another of the game's actions
+_NOT_NOW = {PLAY_PHASE: "must_play", CLOVER_PHASE: "must_clover", DRAW_PHASE: "must_draw"}
+_TILE_POINTS = {"1": 1, "2": 2, "3": 3}
 _S_PLAY = {card: f"play {card}" for card in _CARDS}
 _S_BIG = {card: f"play {card} big" for card in _CARDS}
 _S_SMALL = {card: f"play {card} small" for card in _CARDS}
@@ -191,12 +199,6 @@ class BoardGame(DealtGame):
         """Colours of the player's figures that may step forward (on a path, not at its end)."""
         return [c for c, stone in enumerate(self.pos[player]) if 0 < stone < END_STONE]
 
-    def legal(self) -> list[str]:
-        legal = self._legal
-        if legal is None:
-            legal = self._legal = self._list_legal()
-        return list(legal)
-
     def _list_legal(self) -> tuple[str, ...] | list[str]:
         """Sorted as plain strings by construction: a hand's distinct cards in string order give
         every ``discard`` (before any ``play``), then each card's sorted lays (a card that is a
@@ -250,25 +252,22 @@ class BoardGame(DealtGame):
 
     # -- actions --------------------------------------------------------------------------------
     def apply(self, action: str, player: int | None = None) -> None:
-        # The two commonest actions (a draw, a discard) are done here without further calls.
+        # The two commonest actions (a draw, a discard) are done here without further calls;
+        # each phase looks the action up among the ones it takes (_refused says why not).
         phase = self.phase
         if phase == FINISHED:
             raise IllegalAction("game_over")
         p = self.current
         if player is not None and player != p:
             raise IllegalAction("not_your_turn", to_move=p, player=player)
-        try:
-            parsed = ACTIONS[action]
-        except (KeyError, TypeError):
-            raise _malformed(action) from None
-        kind = parsed[0]
         if phase == DRAW_PHASE:
-            if kind != DRAW:
-                raise IllegalAction("must_draw")
-            source = parsed[4]
+            try:
+                source = _DRAW_SOURCES[action]
+            except (KeyError, TypeError):
+                raise _refused(action, phase) from None
             deck = self.deck
+            pos = self.deck_pos
             if source == NOBODY:
-                pos = self.deck_pos
                 if pos >= len(deck):
                     raise IllegalAction("deck_empty")
                 card = deck[pos]
@@ -280,7 +279,6 @@ class BoardGame(DealtGame):
                 if self.no_redraw and source == self.discarded:
                     raise IllegalAction("pile_own_discard", card=pile[-1])
                 card = pile.pop()
-                pos = self.deck_pos
             self.hands[p].append(card)
             if pos >= len(deck):
                 self.phase = FINISHED
@@ -291,42 +289,48 @@ class BoardGame(DealtGame):
                 self.phase = PLAY_PHASE
                 self.discarded = NOBODY
         elif phase == PLAY_PHASE:
+            try:
+                kind, card, ci, value, extra = _PLAYS[action]
+            except (KeyError, TypeError):
+                raise _refused(action, phase) from None
             if kind == DISCARD:
-                card = parsed[1]
                 try:
                     self.hands[p].remove(card)
                 except ValueError:
                     raise IllegalAction("card_not_in_hand", card=card) from None
-                ci = parsed[2]
                 self.piles[ci].append(card)
                 self.discarded = ci
                 self.phase = DRAW_PHASE
-            elif kind <= REDIRECT:  # START, PLAY or REDIRECT
-                self._play(*parsed)
             else:
-                raise IllegalAction("must_play")
+                self._play(p, kind, card, ci, value, extra)
         else:
-            if kind != CLOVER:
-                raise IllegalAction("must_clover")
-            self._clover(parsed[4])
+            try:
+                target = _CLOVERS[action]
+            except (KeyError, TypeError):
+                raise _refused(action, phase) from None
+            if target == NOBODY:
+                self.phase = DRAW_PHASE
+            elif 0 < self.pos[p][target] < END_STONE:
+                self._move(p, target)
+            else:
+                raise IllegalAction("figure_cannot_move", colour=COLOUR_NAMES[COLOURS[target]])
         self.actions.append(action)
         self._legal = None
 
-    def _play(self, kind: int, card: str, ci: int, value: int, extra: Any) -> None:
-        p = self.current
-        colour = COLOURS[ci]
-        if card not in self.hands[p]:
+    def _play(self, p: int, kind: int, card: str, ci: int, value: int, extra: Any) -> None:
+        """Lay ``card`` on the player's column ``ci`` (START, PLAY or REDIRECT), or raise."""
+        hand = self.hands[p]
+        if card not in hand:
             raise IllegalAction("card_not_in_hand", card=card)
         cards = self.col_cards[p][ci]
-        pos = self.pos[p]
         if not cards:
             if kind != START:
-                raise IllegalAction("figure_choice_needed", colour=COLOUR_NAMES[colour])
+                raise IllegalAction("figure_choice_needed", colour=COLOUR_NAMES[COLOURS[ci]])
             if extra and self.big[p] != NOBODY:
                 raise IllegalAction("figure_not_on_start", size="big")
             if not extra and self.smalls_out[p] >= SMALL_FIGURES:
                 raise IllegalAction("figure_not_on_start", size="small")
-            self.hands[p].remove(card)
+            hand.remove(card)
             if extra:
                 self.big[p] = ci
             else:
@@ -336,29 +340,34 @@ class BoardGame(DealtGame):
             self._move(p, ci)
             return
         if kind == START:
-            raise IllegalAction("figure_already_on_path", colour=COLOUR_NAMES[colour], card=card)
-        last, d = self.last[p][ci], self.dirs[p][ci]
-        if d == ASCENDING and value < last:
             raise IllegalAction(
-                "column_ascending", colour=COLOUR_NAMES[colour], value=value, last=last
+                "figure_already_on_path", colour=COLOUR_NAMES[COLOURS[ci]], card=card
             )
-        if d == DESCENDING and value > last:
+        last = self.last[p]
+        before, d = last[ci], self.dirs[p][ci]
+        if d == ASCENDING and value < before:
             raise IllegalAction(
-                "column_descending", colour=COLOUR_NAMES[colour], value=value, last=last
+                "column_ascending", colour=COLOUR_NAMES[COLOURS[ci]], value=value, last=before
             )
+        if d == DESCENDING and value > before:
+            raise IllegalAction(
+                "column_descending", colour=COLOUR_NAMES[COLOURS[ci]], value=value, last=before
+            )
+        pos = self.pos[p]
         at_end = pos[ci] == END_STONE
-        if kind == PLAY and at_end:
-            raise IllegalAction("figure_at_end_choose", colour=COLOUR_NAMES[colour])
-        if kind == REDIRECT:
+        if kind == PLAY:
+            if at_end:
+                raise IllegalAction("figure_at_end_choose", colour=COLOUR_NAMES[COLOURS[ci]])
+        else:  # REDIRECT
             if not at_end:
-                raise IllegalAction("figure_not_at_end", colour=COLOUR_NAMES[colour])
+                raise IllegalAction("figure_not_at_end", colour=COLOUR_NAMES[COLOURS[ci]])
             if extra != NOBODY and not 0 < pos[extra] < END_STONE:
                 raise IllegalAction("figure_cannot_move", colour=COLOUR_NAMES[COLOURS[extra]])
-        self.hands[p].remove(card)
+        hand.remove(card)
         cards.append(card)
-        if d == UNDECIDED and value != last:
-            self.dirs[p][ci] = ASCENDING if value > last else DESCENDING
-        self.last[p][ci] = value
+        if d == UNDECIDED and value != before:
+            self.dirs[p][ci] = ASCENDING if value > before else DESCENDING
+        last[ci] = value
         if kind == PLAY:
             self._move(p, ci)
         elif extra != NOBODY:
@@ -377,26 +386,20 @@ class BoardGame(DealtGame):
                 self.phase = FINISHED
                 self.end_reason = "goal"
                 return
-        tile = self.tiles[ci][stone]
         self.phase = DRAW_PHASE
+        tile = self.tiles[ci][stone]
         if tile is None:
             return
         if tile == WISH_TILE:
             self.wishes[p] += 1
             self.tiles[ci][stone] = None
         elif tile == CLOVER_TILE:
-            if any(0 < s < END_STONE for s in pos):
-                self.phase = CLOVER_PHASE
+            for s in pos:
+                if 0 < s < END_STONE:
+                    self.phase = CLOVER_PHASE
+                    return
         else:
-            self.points[p] += int(tile)
-
-    def _clover(self, target: int) -> None:
-        if target == NOBODY:
-            self.phase = DRAW_PHASE
-            return
-        if not 0 < self.pos[self.current][target] < END_STONE:
-            raise IllegalAction("figure_cannot_move", colour=COLOUR_NAMES[COLOURS[target]])
-        self._move(self.current, target)
+            self.points[p] += _TILE_POINTS[tile]
 
     # -- scoring and views ----------------------------------------------------------------------
     def player_score(self, p: int) -> int:
@@ -528,6 +531,15 @@ def _read_tiles_checked(tiles: Any) -> list[list[Any]]:
     if counts != Counter(TILES):
         raise RecordError("the 25 tiles are 9 wish, 9 clover and point tiles 1, 1, 2, 2, 2, 3, 3")
     return board
+
+
+def _refused(action: Any, phase: int) -> IllegalAction:
+    """Why the phase does not take an action: not one of the game's, or not now."""
+    try:
+        known = action in ACTIONS
+    except TypeError:
+        known = False
+    return IllegalAction(_NOT_NOW[phase]) if known else _malformed(action)
 
 
 def _malformed(action: Any) -> MalformedAction:
