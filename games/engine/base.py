@@ -45,7 +45,7 @@ class Game(ABC):
         """A game at its start, from an explicit setup or from ``{"seed": N}``."""
         check_player_count(n_players)
         opts = cls.check_options(options or {})
-        if set(setup) == {"seed"}:
+        if "seed" in setup and len(setup) == 1:
             seed = setup["seed"]
             if not isinstance(seed, int) or isinstance(seed, bool):
                 raise RecordError("the seed must be a whole number")
@@ -281,8 +281,8 @@ class DealtGame(Game):
     def _dealt(cls, n_players: int, setup: dict[str, Any], options: dict[str, bool]) -> Self:
         """A game with the part of the start state both games share (checked cards, hands,
         deck, empty piles, the first player in the first phase); the caller adds the rest."""
-        unknown = sorted(set(setup) - cls.SETUP_KEYS)
-        if unknown:
+        if not cls.SETUP_KEYS.issuperset(setup):
+            unknown = sorted(set(setup) - cls.SETUP_KEYS)
             raise RecordError(f"unknown setup key {', '.join(unknown)}")
         cls.check_cards(n_players, setup)
         game = cls.__new__(cls)

@@ -7,10 +7,11 @@ look-up, so that a complete random game and a replay stay cheap (see bench/engin
 from __future__ import annotations
 
 import random
+from bisect import bisect_left, insort
 from collections import Counter
 from typing import Any, ClassVar, Self
 
-from .base import DealtGame, shuffle
+from .base import MAX_PLAYERS, DealtGame, shuffle
 from .board_layouts import (
     DEFAULT_LAYOUT,
     END_STONE,
@@ -76,6 +77,10 @@ _CLOVERS = {text: parsed[4] for text, parsed in ACTIONS.items() if parsed[0] == 
 #: what a phase asks for when given another of the game's actions
 _NOT_NOW = {PLAY_PHASE: "must_play", CLOVER_PHASE: "must_clover", DRAW_PHASE: "must_draw"}
 _TILE_POINTS = {"1": 1, "2": 2, "3": 3}
+#: [number of players][player]: who plays next
+_NEXT_PLAYER = tuple(
+    tuple((p + 1) % n if n else 0 for p in range(n)) for n in range(MAX_PLAYERS + 1)
+)
 _S_PLAY = {card: f"play {card}" for card in _CARDS}
 _S_BIG = {card: f"play {card} big" for card in _CARDS}
 _S_SMALL = {card: f"play {card} small" for card in _CARDS}
@@ -103,8 +108,67 @@ _END_OPTIONS = {
     )
     for card in _CARDS
 }
-#: card -> (colour index, value, its discard, its plain play): one look-up per card in a hand
-_CARD_DATA = {card: (ci, v, _S_DISCARD[card], _S_PLAY[card]) for card, (ci, v) in _CARD_CV.items()}
+_VALUES = range(11)
+_COLOUR_CARDS = tuple(tuple(f"{colour}{value}" for value in _VALUES) for colour in COLOURS)
+#: card -> its place in a player's lay table (``BoardGame._lay_table``): colour * 11 + value
+_LAY_INDEX = {card: ci * len(_VALUES) + value for card, (ci, value) in _CARD_CV.items()}
+
+
+def _add_card(plays: list[str], card: str, lays: tuple[str, ...]) -> None:
+    """Put a card new to a hand into its play-phase legal list: its discard and its lays, each
+    in its sorted place (a card's lays follow each other there)."""
+    insort(plays, _S_DISCARD[card])
+    if lays:
+        i = bisect_left(plays, lays[0])
+        plays[i:i] = lays
+
+
+def _remove_card(plays: list[str], card: str, lays: tuple[str, ...]) -> None:
+    """Take the last copy of a card out of its hand's play-phase legal list."""
+    plays.remove(_S_DISCARD[card])
+    if lays:
+        i = bisect_left(plays, lays[0])
+        del plays[i : i + len(lays)]
+
+
+def _fits(d: int, last: int, value: int) -> bool:
+    """Whether a card of ``value`` may follow ``last`` in a column going ``d``."""
+    return d == UNDECIDED or (value >= last if d == ASCENDING else value <= last)
+
+
+#: a colour's lays by card value, on an empty column: [colour][free figures as _START_OPTIONS]
+_START_LAYS = tuple(
+    tuple(tuple(_START_OPTIONS[card][free] for card in cards) for free in range(4))
+    for cards in _COLOUR_CARDS
+)
+#: ... after ``last`` in a column going ``d``, its figure before the end: [colour][d][last]
+#: (d indexes as UNDECIDED 0, ASCENDING 1, DESCENDING -1)
+_STEP_LAYS = tuple(
+    tuple(
+        tuple(
+            tuple(
+                (_S_PLAY[card],) if _fits(d, last, value) else ()
+                for value, card in enumerate(cards)
+            )
+            for last in _VALUES
+        )
+        for d in (UNDECIDED, ASCENDING, DESCENDING)
+    )
+    for cards in _COLOUR_CARDS
+)
+#: ... its figure on the end stone, by (colour, d, last, movable figures' bits): made when needed
+_END_LAYS: dict[tuple[int, int, int, int], tuple[tuple[str, ...], ...]] = {}
+
+
+def _end_lays(ci: int, d: int, last: int, movable: int) -> tuple[tuple[str, ...], ...]:
+    key = (ci, d, last, movable)
+    lays = _END_LAYS.get(key)
+    if lays is None:
+        lays = _END_LAYS[key] = tuple(
+            _END_OPTIONS[card][movable] if _fits(d, last, value) else ()
+            for value, card in enumerate(_COLOUR_CARDS[ci])
+        )
+    return lays
 
 
 def wish_score(stones: int) -> int:
@@ -123,7 +187,9 @@ class BoardGame(DealtGame):
     ALL_CARDS = tuple(number_cards({v: 2 for v in range(11)}))
 
     __slots__ = (
+        "_lay_tables",
         "_legal",
+        "_plays",
         "actions",
         "big",
         "col_cards",
@@ -174,6 +240,8 @@ class BoardGame(DealtGame):
         game.points = [0] * n_players
         game.goal = 0
         game.discarded = NOBODY
+        game._lay_tables = [None] * n_players
+        game._plays = [None] * n_players
         return game
 
     def copy(self) -> Self:
@@ -191,8 +259,15 @@ class BoardGame(DealtGame):
         game.points = self.points[:]
         game.goal = self.goal
         game.discarded = self.discarded
-        game._legal = self._legal
+        game._lay_tables = self._lay_tables[:]  # tuples, shared
+        game._plays = [None if plays is None else plays[:] for plays in self._plays]
+        game._legal = None if self.phase == PLAY_PHASE else self._legal  # a play list changes
         return game
+
+    def _reset_caches(self) -> None:
+        self._legal = None
+        self._lay_tables = [None] * self.n_players
+        self._plays = [None] * self.n_players
 
     # -- questions ------------------------------------------------------------------------------
     def movable(self, player: int) -> list[int]:
@@ -200,40 +275,12 @@ class BoardGame(DealtGame):
         return [c for c, stone in enumerate(self.pos[player]) if 0 < stone < END_STONE]
 
     def _list_legal(self) -> tuple[str, ...] | list[str]:
-        """Sorted as plain strings by construction: a hand's distinct cards in string order give
-        every ``discard`` (before any ``play``), then each card's sorted lays (a card that is a
-        prefix of another, b1 before b10, sorts first because a space sorts before a digit)."""
         phase, p = self.phase, self.current
         if phase == PLAY_PHASE:
-            out: list[str] = []  # every discard, then the lays
-            lays: list[str] = []
-            cols, last, dirs, pos = self.col_cards[p], self.last[p], self.dirs[p], self.pos[p]
-            free = (2 if self.big[p] == NOBODY else 0) | (self.smalls_out[p] < SMALL_FIGURES)
-            movable = -1
-            previous = None
-            for card in sorted(self.hands[p]):  # cheaper than sorted(set(...)) for a hand
-                if card == previous:
-                    continue
-                previous = card
-                ci, value, discard, play = _CARD_DATA[card]
-                out.append(discard)
-                if not cols[ci]:
-                    lays += _START_OPTIONS[card][free]
-                    continue
-                d = dirs[ci]
-                if d and (value < last[ci] if d == ASCENDING else value > last[ci]):
-                    continue
-                if pos[ci] == END_STONE:
-                    if movable < 0:
-                        movable = 0
-                        for t, stone in enumerate(pos):
-                            if 0 < stone < END_STONE:
-                                movable |= 1 << t
-                    lays += _END_OPTIONS[card][movable]
-                else:
-                    lays.append(play)
-            out += lays
-            return out
+            plays = self._plays[p]
+            if plays is None:
+                plays = self._plays[p] = self._list_plays(p)
+            return plays
         if phase == DRAW_PHASE:
             p0, p1, p2, p3, p4 = self.piles
             mask = (
@@ -249,6 +296,46 @@ class BoardGame(DealtGame):
             out.sort()
             return out
         return ()
+
+    def _list_plays(self, p: int) -> list[str]:
+        """The player's play-phase legal list, sorted as plain strings by construction: a hand's
+        distinct cards in string order give every ``discard`` (before any ``play``), then each
+        card's sorted lays (a card that is a prefix of another, b1 before b10, sorts first
+        because a space sorts before a digit). It is kept per player (``_plays``): their draws
+        and discards add and take out a card's actions, their lays and clovers drop it."""
+        table = self._lay_tables[p]
+        if table is None:
+            table = self._lay_tables[p] = self._lay_table(p)
+        out: list[str] = []  # every discard, then the lays
+        lays: list[str] = []
+        previous = None
+        for card in sorted(self.hands[p]):  # cheaper than sorted(set(...)) for a hand
+            if card != previous:
+                previous = card
+                out.append(_S_DISCARD[card])
+                lays += table[_LAY_INDEX[card]]
+        out += lays
+        return out
+
+    def _lay_table(self, p: int) -> tuple[tuple[str, ...], ...]:
+        """Every card's lays for the player now, sorted (index: ``_LAY_INDEX``): what may be
+        laid. It changes only with the player's own lays and clovers, so it is kept per player
+        (``_lay_tables``) until one of those."""
+        cols, dirs, last, pos = self.col_cards[p], self.dirs[p], self.last[p], self.pos[p]
+        free = (2 if self.big[p] == NOBODY else 0) | (self.smalls_out[p] < SMALL_FIGURES)
+        table: tuple[tuple[str, ...], ...] = ()
+        for ci, stone in enumerate(pos):
+            if not cols[ci]:
+                table += _START_LAYS[ci][free]
+            elif stone != END_STONE:
+                table += _STEP_LAYS[ci][dirs[ci]][last[ci]]
+            else:
+                movable = 0
+                for t, other in enumerate(pos):
+                    if 0 < other < END_STONE:
+                        movable |= 1 << t
+                table += _end_lays(ci, dirs[ci], last[ci], movable)
+        return table
 
     # -- actions --------------------------------------------------------------------------------
     def apply(self, action: str, player: int | None = None) -> None:
@@ -279,13 +366,16 @@ class BoardGame(DealtGame):
                 if self.no_redraw and source == self.discarded:
                     raise IllegalAction("pile_own_discard", card=pile[-1])
                 card = pile.pop()
-            self.hands[p].append(card)
+            hand = self.hands[p]
+            plays = self._plays[p]
+            if plays is not None and card not in hand:
+                _add_card(plays, card, self._lay_tables[p][_LAY_INDEX[card]])
+            hand.append(card)
             if pos >= len(deck):
                 self.phase = FINISHED
                 self.end_reason = "deck"
             else:
-                p += 1
-                self.current = 0 if p == self.n_players else p
+                self.current = _NEXT_PLAYER[self.n_players][p]
                 self.phase = PLAY_PHASE
                 self.discarded = NOBODY
         elif phase == PLAY_PHASE:
@@ -294,15 +384,20 @@ class BoardGame(DealtGame):
             except (KeyError, TypeError):
                 raise _refused(action, phase) from None
             if kind == DISCARD:
+                hand = self.hands[p]
                 try:
-                    self.hands[p].remove(card)
+                    hand.remove(card)
                 except ValueError:
                     raise IllegalAction("card_not_in_hand", card=card) from None
+                plays = self._plays[p]
+                if plays is not None and card not in hand:
+                    _remove_card(plays, card, self._lay_tables[p][_LAY_INDEX[card]])
                 self.piles[ci].append(card)
                 self.discarded = ci
                 self.phase = DRAW_PHASE
             else:
                 self._play(p, kind, card, ci, value, extra)
+                self._lay_tables[p] = self._plays[p] = None
         else:
             try:
                 target = _CLOVERS[action]
@@ -312,6 +407,7 @@ class BoardGame(DealtGame):
                 self.phase = DRAW_PHASE
             elif 0 < self.pos[p][target] < END_STONE:
                 self._move(p, target)
+                self._lay_tables[p] = self._plays[p] = None
             else:
                 raise IllegalAction("figure_cannot_move", colour=COLOUR_NAMES[COLOURS[target]])
         self.actions.append(action)
