@@ -56,8 +56,8 @@ class Game(ABC):
     def check_options(cls, options: dict[str, Any]) -> dict[str, bool]:
         if not isinstance(options, dict):
             raise RecordError("options must be an object")
-        unknown = sorted(set(options) - set(cls.OPTIONS))
-        if unknown:
+        if not cls.OPTIONS.keys() >= options.keys():
+            unknown = sorted(set(options) - set(cls.OPTIONS))
             raise RecordError(f"unknown option {', '.join(unknown)} for {cls.name}")
         for key, value in options.items():
             if not isinstance(value, bool):

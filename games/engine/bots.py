@@ -58,10 +58,9 @@ class RandomBot:
         # two method calls nor a copy of the list: random games are the engine's benchmark and
         # the search's playouts
         try:
-            listing = game.legal_shared
+            legal = game.legal_shared()
         except AttributeError:  # not an engine game: anything that lists with legal() will do
-            listing = game.legal
-        legal = listing()
+            legal = game.legal()
         n = len(legal)
         if not n:
             raise IndexError("no legal action to choose from")
