@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from abc import ABC, abstractmethod
 from collections import Counter
+from collections.abc import Sequence
 from itertools import chain
 from typing import Any, ClassVar, Self
 
@@ -44,7 +45,7 @@ class Game(ABC):
         """A game at its start, from an explicit setup or from ``{"seed": N}``."""
         check_player_count(n_players)
         opts = cls.check_options(options or {})
-        if set(setup) == {"seed"}:
+        if "seed" in setup and len(setup) == 1:
             seed = setup["seed"]
             if not isinstance(seed, int) or isinstance(seed, bool):
                 raise RecordError("the seed must be a whole number")
@@ -55,8 +56,8 @@ class Game(ABC):
     def check_options(cls, options: dict[str, Any]) -> dict[str, bool]:
         if not isinstance(options, dict):
             raise RecordError("options must be an object")
-        unknown = sorted(set(options) - set(cls.OPTIONS))
-        if unknown:
+        if not cls.OPTIONS.keys() >= options.keys():
+            unknown = sorted(set(options) - set(cls.OPTIONS))
             raise RecordError(f"unknown option {', '.join(unknown)} for {cls.name}")
         for key, value in options.items():
             if not isinstance(value, bool):
@@ -147,6 +148,11 @@ class Game(ABC):
     @abstractmethod
     def legal(self) -> list[str]:
         """Every distinct legal action now, in canonical spelling, sorted as plain strings."""
+
+    def legal_shared(self) -> Sequence[str]:
+        """``legal()`` without the copy: the game's own cached sequence where it keeps one.
+        For a caller that reads it at once and never changes it (the random bot's pick)."""
+        return self.legal()
 
     @abstractmethod
     def apply(self, action: str, player: int | None = None) -> None:
@@ -275,8 +281,8 @@ class DealtGame(Game):
     def _dealt(cls, n_players: int, setup: dict[str, Any], options: dict[str, bool]) -> Self:
         """A game with the part of the start state both games share (checked cards, hands,
         deck, empty piles, the first player in the first phase); the caller adds the rest."""
-        unknown = sorted(set(setup) - cls.SETUP_KEYS)
-        if unknown:
+        if not cls.SETUP_KEYS.issuperset(setup):
+            unknown = sorted(set(setup) - cls.SETUP_KEYS)
             raise RecordError(f"unknown setup key {', '.join(unknown)}")
         cls.check_cards(n_players, setup)
         game = cls.__new__(cls)
@@ -308,6 +314,19 @@ class DealtGame(Game):
 
     def _reset_caches(self) -> None:
         self._legal = None
+
+    def legal(self) -> list[str]:
+        return list(self.legal_shared())
+
+    def legal_shared(self) -> Sequence[str]:
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = self._list_legal()
+        return legal
+
+    @abstractmethod
+    def _list_legal(self) -> tuple[str, ...] | list[str]:
+        """The legal list that ``legal_shared`` caches until the next action."""
 
     @abstractmethod
     def player_score(self, player: int) -> int:

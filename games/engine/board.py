@@ -1,16 +1,19 @@
 """Keltis, the board game (rules.md §1), as a state machine over records.md actions.
 
-The state is kept in flat lists indexed by player and colour, and actions are parsed by a table
-look-up, so that a complete random game and a replay stay cheap (see bench/engine.py).
+The state is kept in flat lists indexed by player and colour, actions are parsed by a table
+look-up, and each player's play-phase legal list is kept between their turns (their draws and
+discards add and take out one card's actions), so that a complete random game and a replay stay
+cheap (see bench/engine.py; bench/engine_checksum.py checks that the answers stay the same).
 """
 
 from __future__ import annotations
 
 import random
+from bisect import bisect_left, insort
 from collections import Counter
 from typing import Any, ClassVar, Self
 
-from .base import DealtGame, shuffle
+from .base import MAX_PLAYERS, DealtGame, shuffle
 from .board_layouts import (
     DEFAULT_LAYOUT,
     END_STONE,
@@ -68,6 +71,16 @@ def _action_table() -> dict[str, tuple[int, str, int, int, Any]]:
 
 
 ACTIONS = _action_table()
+#: the actions each phase takes, parsed: a draw's pile (NOBODY: the deck), a lay or discard
+#: (kind, card, colour index, value, extra), a clover's path (NOBODY: pass)
+_DRAW_SOURCES = {text: parsed[4] for text, parsed in ACTIONS.items() if parsed[0] == DRAW}
+_PLAYS = {text: parsed for text, parsed in ACTIONS.items() if parsed[0] <= DISCARD}
+_CLOVERS = {text: parsed[4] for text, parsed in ACTIONS.items() if parsed[0] == CLOVER}
+#: what a phase asks for when given another of the game's actions
+_NOT_NOW = {PLAY_PHASE: "must_play", CLOVER_PHASE: "must_clover", DRAW_PHASE: "must_draw"}
+_TILE_POINTS = {"1": 1, "2": 2, "3": 3}
+#: [number of players][player]: who plays next
+_NEXT_PLAYER = tuple(tuple((p + 1) % n for p in range(n)) for n in range(MAX_PLAYERS + 1))
 _S_PLAY = {card: f"play {card}" for card in _CARDS}
 _S_BIG = {card: f"play {card} big" for card in _CARDS}
 _S_SMALL = {card: f"play {card} small" for card in _CARDS}
@@ -95,8 +108,67 @@ _END_OPTIONS = {
     )
     for card in _CARDS
 }
-#: card -> (colour index, value, its discard, its plain play): one look-up per card in a hand
-_CARD_DATA = {card: (ci, v, _S_DISCARD[card], _S_PLAY[card]) for card, (ci, v) in _CARD_CV.items()}
+_VALUES = range(11)
+_COLOUR_CARDS = tuple(tuple(f"{colour}{value}" for value in _VALUES) for colour in COLOURS)
+#: card -> its place in a player's lay table (``BoardGame._lay_table``): colour * 11 + value
+_LAY_INDEX = {card: ci * len(_VALUES) + value for card, (ci, value) in _CARD_CV.items()}
+
+
+def _add_card(plays: list[str], card: str, lays: tuple[str, ...]) -> None:
+    """Put a card new to a hand into its play-phase legal list: its discard and its lays, each
+    in its sorted place (a card's lays follow each other there)."""
+    insort(plays, _S_DISCARD[card])
+    if lays:
+        i = bisect_left(plays, lays[0])
+        plays[i:i] = lays
+
+
+def _remove_card(plays: list[str], card: str, lays: tuple[str, ...]) -> None:
+    """Take the last copy of a card out of its hand's play-phase legal list."""
+    plays.remove(_S_DISCARD[card])
+    if lays:
+        i = bisect_left(plays, lays[0])
+        del plays[i : i + len(lays)]
+
+
+def _fits(d: int, last: int, value: int) -> bool:
+    """Whether a card of ``value`` may follow ``last`` in a column going ``d``."""
+    return d == UNDECIDED or (value >= last if d == ASCENDING else value <= last)
+
+
+#: a colour's lays by card value, on an empty column: [colour][free figures as _START_OPTIONS]
+_START_LAYS = tuple(
+    tuple(tuple(_START_OPTIONS[card][free] for card in cards) for free in range(4))
+    for cards in _COLOUR_CARDS
+)
+#: ... after ``last`` in a column going ``d``, its figure before the end: [colour][d][last]
+#: (d indexes as UNDECIDED 0, ASCENDING 1, DESCENDING -1)
+_STEP_LAYS = tuple(
+    tuple(
+        tuple(
+            tuple(
+                (_S_PLAY[card],) if _fits(d, last, value) else ()
+                for value, card in enumerate(cards)
+            )
+            for last in _VALUES
+        )
+        for d in (UNDECIDED, ASCENDING, DESCENDING)
+    )
+    for cards in _COLOUR_CARDS
+)
+#: ... its figure on the end stone, by (colour, d, last, movable figures' bits): made when needed
+_END_LAYS: dict[tuple[int, int, int, int], tuple[tuple[str, ...], ...]] = {}
+
+
+def _end_lays(ci: int, d: int, last: int, movable: int) -> tuple[tuple[str, ...], ...]:
+    key = (ci, d, last, movable)
+    lays = _END_LAYS.get(key)
+    if lays is None:
+        lays = _END_LAYS[key] = tuple(
+            _END_OPTIONS[card][movable] if _fits(d, last, value) else ()
+            for value, card in enumerate(_COLOUR_CARDS[ci])
+        )
+    return lays
 
 
 def wish_score(stones: int) -> int:
@@ -115,7 +187,9 @@ class BoardGame(DealtGame):
     ALL_CARDS = tuple(number_cards({v: 2 for v in range(11)}))
 
     __slots__ = (
+        "_lay_tables",
         "_legal",
+        "_plays",
         "actions",
         "big",
         "col_cards",
@@ -166,6 +240,8 @@ class BoardGame(DealtGame):
         game.points = [0] * n_players
         game.goal = 0
         game.discarded = NOBODY
+        game._lay_tables = [None] * n_players
+        game._plays = [None] * n_players
         return game
 
     def copy(self) -> Self:
@@ -183,55 +259,28 @@ class BoardGame(DealtGame):
         game.points = self.points[:]
         game.goal = self.goal
         game.discarded = self.discarded
-        game._legal = self._legal
+        game._lay_tables = self._lay_tables[:]  # tuples, shared
+        game._plays = [None if plays is None else plays[:] for plays in self._plays]
+        game._legal = None if self.phase == PLAY_PHASE else self._legal  # a play list changes
         return game
+
+    def _reset_caches(self) -> None:
+        self._legal = None
+        self._lay_tables = [None] * self.n_players
+        self._plays = [None] * self.n_players
 
     # -- questions ------------------------------------------------------------------------------
     def movable(self, player: int) -> list[int]:
         """Colours of the player's figures that may step forward (on a path, not at its end)."""
         return [c for c, stone in enumerate(self.pos[player]) if 0 < stone < END_STONE]
 
-    def legal(self) -> list[str]:
-        legal = self._legal
-        if legal is None:
-            legal = self._legal = self._list_legal()
-        return list(legal)
-
     def _list_legal(self) -> tuple[str, ...] | list[str]:
-        """Sorted as plain strings by construction: a hand's distinct cards in string order give
-        every ``discard`` (before any ``play``), then each card's sorted lays (a card that is a
-        prefix of another, b1 before b10, sorts first because a space sorts before a digit)."""
         phase, p = self.phase, self.current
         if phase == PLAY_PHASE:
-            out: list[str] = []  # every discard, then the lays
-            lays: list[str] = []
-            cols, last, dirs, pos = self.col_cards[p], self.last[p], self.dirs[p], self.pos[p]
-            free = (2 if self.big[p] == NOBODY else 0) | (self.smalls_out[p] < SMALL_FIGURES)
-            movable = -1
-            previous = None
-            for card in sorted(self.hands[p]):  # cheaper than sorted(set(...)) for a hand
-                if card == previous:
-                    continue
-                previous = card
-                ci, value, discard, play = _CARD_DATA[card]
-                out.append(discard)
-                if not cols[ci]:
-                    lays += _START_OPTIONS[card][free]
-                    continue
-                d = dirs[ci]
-                if d and (value < last[ci] if d == ASCENDING else value > last[ci]):
-                    continue
-                if pos[ci] == END_STONE:
-                    if movable < 0:
-                        movable = 0
-                        for t, stone in enumerate(pos):
-                            if 0 < stone < END_STONE:
-                                movable |= 1 << t
-                    lays += _END_OPTIONS[card][movable]
-                else:
-                    lays.append(play)
-            out += lays
-            return out
+            plays = self._plays[p]
+            if plays is None:
+                plays = self._plays[p] = self._list_plays(p)
+            return plays
         if phase == DRAW_PHASE:
             p0, p1, p2, p3, p4 = self.piles
             mask = (
@@ -248,27 +297,64 @@ class BoardGame(DealtGame):
             return out
         return ()
 
+    def _list_plays(self, p: int) -> list[str]:
+        """The player's play-phase legal list, sorted as plain strings by construction: a hand's
+        distinct cards in string order give every ``discard`` (before any ``play``), then each
+        card's sorted lays (a card that is a prefix of another, b1 before b10, sorts first
+        because a space sorts before a digit). It is kept per player (``_plays``): their draws
+        and discards add and take out a card's actions, their lays and clovers drop it."""
+        table = self._lay_tables[p]
+        if table is None:
+            table = self._lay_tables[p] = self._lay_table(p)
+        out: list[str] = []  # every discard, then the lays
+        lays: list[str] = []
+        previous = None
+        for card in sorted(self.hands[p]):  # cheaper than sorted(set(...)) for a hand
+            if card != previous:
+                previous = card
+                out.append(_S_DISCARD[card])
+                lays += table[_LAY_INDEX[card]]
+        out += lays
+        return out
+
+    def _lay_table(self, p: int) -> tuple[tuple[str, ...], ...]:
+        """Every card's lays for the player now, sorted (index: ``_LAY_INDEX``): what may be
+        laid. It changes only with the player's own lays and clovers, so it is kept per player
+        (``_lay_tables``) until one of those."""
+        cols, dirs, last, pos = self.col_cards[p], self.dirs[p], self.last[p], self.pos[p]
+        free = (2 if self.big[p] == NOBODY else 0) | (self.smalls_out[p] < SMALL_FIGURES)
+        table: tuple[tuple[str, ...], ...] = ()
+        for ci, stone in enumerate(pos):
+            if not cols[ci]:
+                table += _START_LAYS[ci][free]
+            elif stone != END_STONE:
+                table += _STEP_LAYS[ci][dirs[ci]][last[ci]]
+            else:
+                movable = 0
+                for t, other in enumerate(pos):
+                    if 0 < other < END_STONE:
+                        movable |= 1 << t
+                table += _end_lays(ci, dirs[ci], last[ci], movable)
+        return table
+
     # -- actions --------------------------------------------------------------------------------
     def apply(self, action: str, player: int | None = None) -> None:
-        # The two commonest actions (a draw, a discard) are done here without further calls.
+        # The two commonest actions (a draw, a discard) are done here without further calls;
+        # each phase looks the action up among the ones it takes (_refused says why not).
         phase = self.phase
         if phase == FINISHED:
             raise IllegalAction("game_over")
         p = self.current
         if player is not None and player != p:
             raise IllegalAction("not_your_turn", to_move=p, player=player)
-        try:
-            parsed = ACTIONS[action]
-        except (KeyError, TypeError):
-            raise _malformed(action) from None
-        kind = parsed[0]
         if phase == DRAW_PHASE:
-            if kind != DRAW:
-                raise IllegalAction("must_draw")
-            source = parsed[4]
+            try:
+                source = _DRAW_SOURCES[action]
+            except (KeyError, TypeError):
+                raise _refused(action, phase) from None
             deck = self.deck
+            pos = self.deck_pos
             if source == NOBODY:
-                pos = self.deck_pos
                 if pos >= len(deck):
                     raise IllegalAction("deck_empty")
                 card = deck[pos]
@@ -280,53 +366,67 @@ class BoardGame(DealtGame):
                 if self.no_redraw and source == self.discarded:
                     raise IllegalAction("pile_own_discard", card=pile[-1])
                 card = pile.pop()
-                pos = self.deck_pos
-            self.hands[p].append(card)
+            hand = self.hands[p]
+            plays = self._plays[p]
+            if plays is not None and card not in hand:
+                _add_card(plays, card, self._lay_tables[p][_LAY_INDEX[card]])
+            hand.append(card)
             if pos >= len(deck):
                 self.phase = FINISHED
                 self.end_reason = "deck"
             else:
-                p += 1
-                self.current = 0 if p == self.n_players else p
+                self.current = _NEXT_PLAYER[self.n_players][p]
                 self.phase = PLAY_PHASE
                 self.discarded = NOBODY
         elif phase == PLAY_PHASE:
+            try:
+                kind, card, ci, value, extra = _PLAYS[action]
+            except (KeyError, TypeError):
+                raise _refused(action, phase) from None
             if kind == DISCARD:
-                card = parsed[1]
+                hand = self.hands[p]
                 try:
-                    self.hands[p].remove(card)
+                    hand.remove(card)
                 except ValueError:
                     raise IllegalAction("card_not_in_hand", card=card) from None
-                ci = parsed[2]
+                plays = self._plays[p]
+                if plays is not None and card not in hand:
+                    _remove_card(plays, card, self._lay_tables[p][_LAY_INDEX[card]])
                 self.piles[ci].append(card)
                 self.discarded = ci
                 self.phase = DRAW_PHASE
-            elif kind <= REDIRECT:  # START, PLAY or REDIRECT
-                self._play(*parsed)
             else:
-                raise IllegalAction("must_play")
+                self._play(p, kind, card, ci, value, extra)
+                self._lay_tables[p] = self._plays[p] = None
         else:
-            if kind != CLOVER:
-                raise IllegalAction("must_clover")
-            self._clover(parsed[4])
+            try:
+                target = _CLOVERS[action]
+            except (KeyError, TypeError):
+                raise _refused(action, phase) from None
+            if target == NOBODY:
+                self.phase = DRAW_PHASE
+            elif 0 < self.pos[p][target] < END_STONE:
+                self._move(p, target)
+                self._lay_tables[p] = self._plays[p] = None
+            else:
+                raise IllegalAction("figure_cannot_move", colour=COLOUR_NAMES[COLOURS[target]])
         self.actions.append(action)
         self._legal = None
 
-    def _play(self, kind: int, card: str, ci: int, value: int, extra: Any) -> None:
-        p = self.current
-        colour = COLOURS[ci]
-        if card not in self.hands[p]:
+    def _play(self, p: int, kind: int, card: str, ci: int, value: int, extra: Any) -> None:
+        """Lay ``card`` on the player's column ``ci`` (START, PLAY or REDIRECT), or raise."""
+        hand = self.hands[p]
+        if card not in hand:
             raise IllegalAction("card_not_in_hand", card=card)
         cards = self.col_cards[p][ci]
-        pos = self.pos[p]
         if not cards:
             if kind != START:
-                raise IllegalAction("figure_choice_needed", colour=COLOUR_NAMES[colour])
+                raise IllegalAction("figure_choice_needed", colour=COLOUR_NAMES[COLOURS[ci]])
             if extra and self.big[p] != NOBODY:
                 raise IllegalAction("figure_not_on_start", size="big")
             if not extra and self.smalls_out[p] >= SMALL_FIGURES:
                 raise IllegalAction("figure_not_on_start", size="small")
-            self.hands[p].remove(card)
+            hand.remove(card)
             if extra:
                 self.big[p] = ci
             else:
@@ -336,29 +436,34 @@ class BoardGame(DealtGame):
             self._move(p, ci)
             return
         if kind == START:
-            raise IllegalAction("figure_already_on_path", colour=COLOUR_NAMES[colour], card=card)
-        last, d = self.last[p][ci], self.dirs[p][ci]
-        if d == ASCENDING and value < last:
             raise IllegalAction(
-                "column_ascending", colour=COLOUR_NAMES[colour], value=value, last=last
+                "figure_already_on_path", colour=COLOUR_NAMES[COLOURS[ci]], card=card
             )
-        if d == DESCENDING and value > last:
+        last = self.last[p]
+        before, d = last[ci], self.dirs[p][ci]
+        if d == ASCENDING and value < before:
             raise IllegalAction(
-                "column_descending", colour=COLOUR_NAMES[colour], value=value, last=last
+                "column_ascending", colour=COLOUR_NAMES[COLOURS[ci]], value=value, last=before
             )
+        if d == DESCENDING and value > before:
+            raise IllegalAction(
+                "column_descending", colour=COLOUR_NAMES[COLOURS[ci]], value=value, last=before
+            )
+        pos = self.pos[p]
         at_end = pos[ci] == END_STONE
-        if kind == PLAY and at_end:
-            raise IllegalAction("figure_at_end_choose", colour=COLOUR_NAMES[colour])
-        if kind == REDIRECT:
+        if kind == PLAY:
+            if at_end:
+                raise IllegalAction("figure_at_end_choose", colour=COLOUR_NAMES[COLOURS[ci]])
+        else:  # REDIRECT
             if not at_end:
-                raise IllegalAction("figure_not_at_end", colour=COLOUR_NAMES[colour])
+                raise IllegalAction("figure_not_at_end", colour=COLOUR_NAMES[COLOURS[ci]])
             if extra != NOBODY and not 0 < pos[extra] < END_STONE:
                 raise IllegalAction("figure_cannot_move", colour=COLOUR_NAMES[COLOURS[extra]])
-        self.hands[p].remove(card)
+        hand.remove(card)
         cards.append(card)
-        if d == UNDECIDED and value != last:
-            self.dirs[p][ci] = ASCENDING if value > last else DESCENDING
-        self.last[p][ci] = value
+        if d == UNDECIDED and value != before:
+            self.dirs[p][ci] = ASCENDING if value > before else DESCENDING
+        last[ci] = value
         if kind == PLAY:
             self._move(p, ci)
         elif extra != NOBODY:
@@ -377,26 +482,20 @@ class BoardGame(DealtGame):
                 self.phase = FINISHED
                 self.end_reason = "goal"
                 return
-        tile = self.tiles[ci][stone]
         self.phase = DRAW_PHASE
+        tile = self.tiles[ci][stone]
         if tile is None:
             return
         if tile == WISH_TILE:
             self.wishes[p] += 1
             self.tiles[ci][stone] = None
         elif tile == CLOVER_TILE:
-            if any(0 < s < END_STONE for s in pos):
-                self.phase = CLOVER_PHASE
+            for s in pos:
+                if 0 < s < END_STONE:
+                    self.phase = CLOVER_PHASE
+                    return
         else:
-            self.points[p] += int(tile)
-
-    def _clover(self, target: int) -> None:
-        if target == NOBODY:
-            self.phase = DRAW_PHASE
-            return
-        if not 0 < self.pos[self.current][target] < END_STONE:
-            raise IllegalAction("figure_cannot_move", colour=COLOUR_NAMES[COLOURS[target]])
-        self._move(self.current, target)
+            self.points[p] += _TILE_POINTS[tile]
 
     # -- scoring and views ----------------------------------------------------------------------
     def player_score(self, p: int) -> int:
@@ -528,6 +627,15 @@ def _read_tiles_checked(tiles: Any) -> list[list[Any]]:
     if counts != Counter(TILES):
         raise RecordError("the 25 tiles are 9 wish, 9 clover and point tiles 1, 1, 2, 2, 2, 3, 3")
     return board
+
+
+def _refused(action: Any, phase: int) -> IllegalAction:
+    """Why the phase does not take an action: not one of the game's, or not now."""
+    try:
+        known = action in ACTIONS
+    except TypeError:
+        known = False
+    return IllegalAction(_NOT_NOW[phase]) if known else _malformed(action)
 
 
 def _malformed(action: Any) -> MalformedAction:

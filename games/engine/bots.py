@@ -55,8 +55,12 @@ class RandomBot:
 
     def choose(self, game: Game) -> str:
         # rng.choice(legal) step for step (the same action for the same seed), without its
-        # two method calls: random games are the engine's benchmark and the search's playouts
-        legal = game.legal()
+        # two method calls nor a copy of the list: random games are the engine's benchmark and
+        # the search's playouts
+        try:
+            legal = game.legal_shared()
+        except AttributeError:  # not an engine game: anything that lists with legal() will do
+            legal = game.legal()
         n = len(legal)
         if not n:
             raise IndexError("no legal action to choose from")
@@ -143,9 +147,11 @@ def make_bot(kind: str, seed: int | None = None) -> Bot:
 
 def play_out(game: Game, bots: list[Bot], max_actions: int = 100_000) -> Game:
     """Let the bots play the game to its end (each seat its own bot); returns the game."""
+    apply = game.apply
+    chooses = [bot.choose for bot in bots]
     for _ in range(max_actions):
         to_move = game.to_move
         if to_move is None:
             return game
-        game.apply(bots[to_move].choose(game))
+        apply(chooses[to_move](game))
     raise RuntimeError(f"the game did not end within {max_actions} actions")

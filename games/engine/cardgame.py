@@ -221,12 +221,6 @@ class CardGame(DealtGame):
         return game
 
     # -- questions ------------------------------------------------------------------------------
-    def legal(self) -> list[str]:
-        legal = self._legal
-        if legal is None:
-            legal = self._legal = self._list_legal()
-        return list(legal)
-
     def _list_legal(self) -> tuple[str, ...] | list[str]:
         """Sorted as plain strings by construction in the play phase: every ``discard``, then
         every ``play`` (a hand's distinct cards in string order, each with its sorted lays; a
