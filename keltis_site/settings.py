@@ -357,6 +357,9 @@ VACATION_DAYS_PER_YEAR: int = env.int("VACATION_DAYS_PER_YEAR", default=30)
 MAX_OPEN_GAMES_PER_PLAYER: int = env.int("MAX_OPEN_GAMES_PER_PLAYER", default=5)
 MAX_SIGNUP_TOURNAMENTS_PER_PLAYER: int = env.int("MAX_SIGNUP_TOURNAMENTS_PER_PLAYER", default=3)
 MAX_TOURNAMENTS_PER_PLAYER_PER_DAY: int = env.int("MAX_TOURNAMENTS_PER_PLAYER_PER_DAY", default=5)
+# In a league whose short tables are filled with bots, how long a member waits for people
+# first (since joining, and since their latest league game began or ended).
+LEAGUE_BOT_WAIT_MINUTES: int = env.int("LEAGUE_BOT_WAIT_MINUTES", default=60)
 # An email claimed by a worker that then died is sent again after this many seconds.
 NOTIFICATION_SENDING_TIMEOUT: int = env.int("NOTIFICATION_SENDING_TIMEOUT", default=600)
 # An email that keeps failing (mail server down, refused, or it cannot be written) is retried

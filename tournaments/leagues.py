@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.db.models import Count, Max, Q, QuerySet
@@ -301,8 +302,9 @@ def _season_close(season_id: int, league_id: int, now: datetime) -> bool:
 def _decide_by_current_scores(game_id: int, now: datetime) -> None:
     game = Game.objects.select_for_update().get(pk=game_id)
     if game.frozen:  # its log failed an integrity check: staff decide, not the season's end
-        log.warning("season end: game %s is frozen and left as it is", game_id,
-                    extra={"game_id": game_id})
+        log.warning(
+            "season end: game %s is frozen and left as it is", game_id, extra={"game_id": game_id}
+        )
     elif game.status == GameStatus.RUNNING:
         game_finish_early(game, engine_state(game), now)
     elif game.status == GameStatus.OPEN:  # never left open by the matchmaker; be safe
@@ -341,7 +343,8 @@ def _matchmake(league_id: int, now: datetime) -> int:
             match_tables(candidates, league.min_players, league.max_players)
         )
         if league.bot_level:
-            for members in short_tables(candidates, tables, league.min_players):
+            ready = waited_for_people(league, candidates, now)
+            for members in short_tables(ready, tables, league.min_players):
                 tables.append([*members, *[league.bot_level] * (league.min_players - len(members))])
         if not tables:
             return 0
@@ -408,6 +411,32 @@ def waiting_members(league: League) -> list[Candidate]:
             )
         )
     return candidates
+
+
+def waited_for_people(
+    league: League, candidates: list[Candidate], now: datetime
+) -> list[Candidate]:
+    """The waiting members a bot table may take: those who have waited for people
+    LEAGUE_BOT_WAIT_MINUTES since they joined and since their latest league game began or
+    ended. Two members who come free a minute apart meet each other, not two bots."""
+    if not candidates:
+        return []
+    cutoff = now - timedelta(minutes=settings.LEAGUE_BOT_WAIT_MINUTES)
+    ids = [c.id for c in candidates]
+    since = dict(
+        LeagueMember.objects.filter(league=league, user_id__in=ids).values_list(
+            "user_id", "joined_at"
+        )
+    )
+    latest = (
+        Seat.objects.filter(game__season_link__season__league=league, user_id__in=ids)
+        .values("user_id")
+        .annotate(began=Max("game__created_at"), ended=Max("game__finished_at"))
+    )
+    for row in latest:
+        moments = [since[row["user_id"]], row["began"], row["ended"]]
+        since[row["user_id"]] = max(m for m in moments if m is not None)
+    return [c for c in candidates if since[c.id] <= cutoff]
 
 
 def _table_start(league: League, season: Season, seats: list[Any]) -> Game:

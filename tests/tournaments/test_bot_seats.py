@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 import time_machine
+from django.conf import settings
 from django.test import Client
 from django.urls import reverse
 from django.utils import timezone, translation
@@ -260,7 +261,10 @@ def test_a_round_robin_with_bot_entrants_is_played_to_the_end_by_people_and_bots
     # 1500), easy 1200
     assert (easy.rating, normal.rating) == (1200.0, 1500.0)
     assert [p.name for p in tournament.players.order_by("seed").select_related("user")] == [
-        anna.public_name, bela.public_name, "Normal bot 1", "Easy bot 1"
+        anna.public_name,
+        bela.public_name,
+        "Normal bot 1",
+        "Easy bot 1",
     ]
     tables = list(
         TournamentGame.objects.filter(round__tournament=tournament).select_related("game")
@@ -275,9 +279,12 @@ def test_a_round_robin_with_bot_entrants_is_played_to_the_end_by_people_and_bots
                 level = "easy" if entry == easy.pk else "normal"
                 assert (seat.user_id, seat.bot) == (None, level)
                 # the bot worker played the bot seats' moves
-                assert Event.objects.filter(game=table.game, seat=seat.index).exclude(
-                    source=EventSource.BOT
-                ).count() == 0
+                assert (
+                    Event.objects.filter(game=table.game, seat=seat.index)
+                    .exclude(source=EventSource.BOT)
+                    .count()
+                    == 0
+                )
         people = sum(1 for s in seats if s.user_id is not None)
         assert table.game.rated is (people >= 2)
     bots_game = next(t.game for t in tables if set(t.entries) == {easy.pk, normal.pk})
@@ -286,7 +293,10 @@ def test_a_round_robin_with_bot_entrants_is_played_to_the_end_by_people_and_bots
 
     standings = rounds.tournament_standings(tournament)
     assert {row.name for row in standings} == {
-        anna.public_name, bela.public_name, "Easy bot 1", "Normal bot 1"
+        anna.public_name,
+        bela.public_name,
+        "Easy bot 1",
+        "Normal bot 1",
     }
     assert all(row.games == 3 for row in standings)
     assert sum(row.points for row in standings) == 6  # one point a 2-player table
@@ -373,6 +383,11 @@ def make_league(**fields: Any) -> League:
     return leagues.league_create(**values)
 
 
+def waited() -> datetime:
+    """A moment after the members joined by which they have waited for people long enough."""
+    return timezone.now() + timedelta(minutes=settings.LEAGUE_BOT_WAIT_MINUTES + 1)
+
+
 def test_short_tables_seat_the_members_a_pass_left_waiting() -> None:
     candidates = [Candidate(id="a", rating=1600, slots=3), Candidate(id="b", rating=1500, slots=1)]
     tables = match_tables(candidates, 3, 4)
@@ -390,7 +405,8 @@ def test_a_thin_league_fills_its_tables_with_bots_of_its_level(
     league = make_league(bot_level="strong")
     anna = make_user()
     leagues.league_join(league_id=league.pk, user=anna, max_games=2)
-    assert leagues.matchmaker_pass(now=timezone.now()) == 2
+    assert leagues.matchmaker_pass(now=timezone.now()) == 0  # she waits for people first
+    assert leagues.matchmaker_pass(now=waited()) == 2
     games = list(Game.objects.filter(season_link__season__league=league))
     assert len(games) == 2
     for game in games:
@@ -398,7 +414,7 @@ def test_a_thin_league_fills_its_tables_with_bots_of_its_level(
         assert sorted((s.user_id or 0, s.bot) for s in seats) == [(0, "strong"), (anna.pk, "")]
         assert game.status == GameStatus.RUNNING and game.rated is False  # one person
     # nothing more while she has her two games
-    assert leagues.matchmaker_pass(now=timezone.now()) == 0
+    assert leagues.matchmaker_pass(now=waited()) == 0
 
 
 def test_a_short_table_of_people_gets_bots_and_rates_the_people(
@@ -408,10 +424,35 @@ def test_a_short_table_of_people_gets_bots_and_rates_the_people(
     anna, bela = make_user(), make_user()
     for user in (anna, bela):
         leagues.league_join(league_id=league.pk, user=user, max_games=1)
-    assert leagues.matchmaker_pass(now=timezone.now()) == 1
+    assert leagues.matchmaker_pass(now=waited()) == 1
     game = Game.objects.get(season_link__season__league=league)
     assert game.player_count == 3 and game.rated is True
     assert sorted(game.seats.values_list("bot", flat=True)) == ["", "", "easy"]
+
+
+def test_members_who_come_free_minutes_apart_meet_each_other_not_bots(
+    make_user: Callable[..., User], settings: Any
+) -> None:
+    """A bot table waits LEAGUE_BOT_WAIT_MINUTES for people: since joining, and again after
+    each game of the member's ends."""
+    settings.LEAGUE_BOT_WAIT_MINUTES = 60
+    league = make_league(bot_level="normal", min_players=2, max_players=2)
+    anna, bela = make_user(), make_user()
+    start = timezone.now()
+    leagues.league_join(league_id=league.pk, user=anna, max_games=1)
+    assert leagues.matchmaker_pass(now=start + timedelta(minutes=20)) == 0
+    leagues.league_join(league_id=league.pk, user=bela, max_games=1)
+    assert leagues.matchmaker_pass(now=start + timedelta(minutes=30)) == 1
+    game = Game.objects.get(season_link__season__league=league)
+    assert set(game.seats.values_list("user_id", "bot")) == {(anna.pk, ""), (bela.pk, "")}
+    # the game ends; Anna waits for people again before a bot table
+    ended = start + timedelta(hours=5)
+    Game.objects.filter(pk=game.pk).update(status=GameStatus.FINISHED, finished_at=ended)
+    LeagueMember.objects.filter(user=bela).update(active=False)
+    assert leagues.matchmaker_pass(now=ended + timedelta(minutes=59)) == 0
+    assert leagues.matchmaker_pass(now=ended + timedelta(minutes=61)) == 1
+    bot_game = Game.objects.filter(season_link__season__league=league).exclude(pk=game.pk).get()
+    assert set(bot_game.seats.values_list("user_id", "bot")) == {(anna.pk, ""), (None, "normal")}
 
 
 def test_a_league_without_bots_keeps_its_members_waiting(make_user: Callable[..., User]) -> None:
@@ -425,7 +466,7 @@ def test_league_standings_count_a_place_behind_a_bot(make_user: Callable[..., Us
     league = make_league(bot_level="normal", min_players=2, max_players=2)
     anna = make_user()
     leagues.league_join(league_id=league.pk, user=anna, max_games=1)
-    leagues.matchmaker_pass(now=timezone.now())
+    leagues.matchmaker_pass(now=waited())
     game = Game.objects.get(season_link__season__league=league)
     bot_seat = game.seats.get(user__isnull=True)
     Seat.objects.filter(pk=bot_seat.pk).update(place=1, score=20)
