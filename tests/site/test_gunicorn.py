@@ -233,7 +233,7 @@ def test_an_emailed_links_token_never_reaches_the_access_log_whole(tmp_path: Pat
 def test_workers_collect_cycles_between_requests_not_during_them() -> None:
     """gunicorn.conf.py's hooks: after loading, the app's objects are frozen and automatic
     collection is off; each response is followed by a collection, a deeper one every 10th and
-    a full one every 100th."""
+    a full one every 100th, after which what survived is frozen too."""
     import gc
     import runpy
     from types import SimpleNamespace
@@ -245,10 +245,15 @@ def test_workers_collect_cycles_between_requests_not_during_them() -> None:
         assert not gc.isenabled()
         assert gc.get_freeze_count() > 0
         before = [s["collections"] for s in gc.get_stats()]
-        for _ in range(100):
+        frozen = gc.get_freeze_count()
+        kept = [[n] for n in range(50)]  # made by a request, alive after it
+        for _ in range(99):
             conf["post_request"](worker, None, {}, None)
+        assert gc.get_freeze_count() == frozen
+        conf["post_request"](worker, None, {}, None)
         after = [s["collections"] for s in gc.get_stats()]
         assert [a - b for a, b in zip(after, before, strict=True)] == [90, 9, 1]
+        assert gc.get_freeze_count() >= frozen + len(kept)
     finally:
         gc.unfreeze()
         gc.enable()
