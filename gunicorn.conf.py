@@ -41,6 +41,8 @@ control_socket_disable = True
 # Logs: gunicorn's own (master, workers, one access line per request) go through the same
 # configuration as Django's, so the web service writes nothing but JSON lines (LOG_FORMAT).
 accesslog = "-"
+# the same line, without building the atoms of every header the format does not use
+logger_class = "keltis_site.access_log.AccessLogger"
 loglevel = settings.LOG_LEVEL.lower()
 logconfig_dict = settings.LOGGING
 
