@@ -42,9 +42,24 @@ log = logging.getLogger(__name__)
 AFTER_COMMIT_HOOKS: list[Callable[[int, int, bool | None], None]] = []
 #: called with the game id once a finished game has committed (ratings, standings, rounds)
 FINISHED_HOOKS: list[Callable[[int], None]] = []
-#: called with the game id once anything its pages show has committed: every action (mid-turn
-#: ones too), a seat taken or given up, a start, a cancel; the live app registers (live pages)
-CHANGED_HOOKS: list[Callable[[int], None]] = []
+
+
+@dataclass(frozen=True)
+class Position:
+    """Where a game stands as an action's transaction wrote it: its move number, status, seat
+    to move and the user of each seat by index (None: a bot's). A CHANGED_HOOKS hook given one
+    need not read the game back after the commit."""
+
+    seq: int
+    status: str
+    to_move: int | None
+    users: tuple[int | None, ...]
+
+
+#: called with the game id, and its ``Position`` when the caller wrote it (else None), once
+#: anything its pages show has committed: every action (mid-turn ones too), a seat taken or
+#: given up, a start, a cancel; the live app registers (live pages)
+CHANGED_HOOKS: list[Callable[[int, Position | None], None]] = []
 
 
 class GameServiceError(Exception):
@@ -432,7 +447,6 @@ def action_submit(
                 _begin_turn(game, now, seats.get(game.to_move))
             fields += TURN_FIELDS
         game.save(update_fields=fields)
-        _changed(game.pk)
         if turn_passed:  # mid-turn, no email is due and the same person still acts
             following = seats.get(game.to_move) if game.to_move is not None else None
             automatic = following is not None and following.acts_automatically
@@ -449,6 +463,9 @@ def action_submit(
                 )
                 game, engine = follow.game, follow.engine
                 taken = [follow.event, *follow.automatic]
+        if not taken:  # else the step taken for the player told of the position after it
+            users = tuple(seats[i].user_id for i in sorted(seats))
+            _changed(game.pk, Position(game.seq, str(game.status), game.to_move, users))
     return Submitted(
         game=game, event=event, engine=engine, seats=list(seats.values()), before=before,
         automatic=tuple(taken),
@@ -497,11 +514,11 @@ def game_finish_early(game: Game, engine: EngineGame, now: Any) -> None:
     game.save(update_fields=["status", "finished_at", "to_move", *TURN_FIELDS])
 
 
-def _changed(game_id: int) -> None:
+def _changed(game_id: int, position: Position | None = None) -> None:
     """Tell CHANGED_HOOKS once the transaction has committed (after the response, in a
     request); a hook that fails is logged, never raised: the change is stored."""
     for hook in CHANGED_HOOKS:
-        transaction.on_commit(lambda hook=hook: call_after_response(hook, game_id))
+        transaction.on_commit(lambda hook=hook: call_after_response(hook, game_id, position))
 
 
 def _after_commit(game_id: int, seq: int, automatic_next: bool | None = None) -> None:
