@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any, ParamSpec
 
 from django.conf import settings
-from django.db import transaction
+from django.db import DatabaseError, transaction
 from django.utils import timezone
 from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
@@ -31,7 +31,7 @@ from . import clock, creation_limits, due
 from .after_response import call_after_response
 from .integrity import LogNotReplayable, game_freeze
 from .models import BotKind, Event, EventSource, Game, GameStatus, Seat, Snapshot
-from .prepared import Prepared
+from .prepared import Prepared, PreparedUpdate
 from .rated import rated_status
 from .state import engine_start, engine_state
 
@@ -363,6 +363,21 @@ _SEATS_WITH_USERS = Prepared(
     lambda game_id: Seat.objects.filter(game_id=game_id).select_related("user")
 )
 
+#: the action's writes, their SQL written once (games.prepared): the snapshot moved on where
+#: it is still the one read, and the game's changed columns
+_SNAPSHOT_MOVE = PreparedUpdate(Snapshot, ["seq", "data"], where=["game", "seq"])
+_GAME_UPDATES: dict[tuple[str, ...], PreparedUpdate] = {}
+
+
+def _save_fields(game: Game, fields: Sequence[str]) -> None:
+    """``game.save(update_fields=fields)`` for the few sets of columns an action writes."""
+    key = tuple(fields)
+    update = _GAME_UPDATES.get(key)
+    if update is None:
+        update = _GAME_UPDATES.setdefault(key, PreparedUpdate(Game, key, where=["id"]))
+    if not update.run([getattr(game, name) for name in key], [game.pk]):
+        raise DatabaseError("Save with update_fields did not affect any rows.")
+
 
 @_logged
 @frozen_on_bad_log()
@@ -425,9 +440,7 @@ def action_submit(
         # the game row holds its chain's head, read under its lock: no read of the event before
         event.save(prev_hash=game.chain_head or None)
         game.chain_head = event.hash
-        moved = Snapshot.objects.filter(game=game, seq=previous_seq).update(
-            seq=game.seq, data=engine.snapshot()
-        )
+        moved = _SNAPSHOT_MOVE.run([game.seq, engine.snapshot()], [game.pk, previous_seq])
         if not moved:  # missing or stale cache: write it whole
             Snapshot.objects.update_or_create(
                 game=game, defaults={"seq": game.seq, "data": engine.snapshot()}
@@ -446,7 +459,7 @@ def action_submit(
             else:
                 _begin_turn(game, now, seats.get(game.to_move))
             fields += TURN_FIELDS
-        game.save(update_fields=fields)
+        _save_fields(game, fields)
         if turn_passed:  # mid-turn, no email is due and the same person still acts
             following = seats.get(game.to_move) if game.to_move is not None else None
             automatic = following is not None and following.acts_automatically
