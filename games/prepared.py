@@ -145,6 +145,10 @@ class PreparedInsert(Generic[M]):
         self._model = model
         self._pk = meta.pk
         self._fields = [f for f in meta.concrete_fields if f is not meta.pk]
+        if not getattr(meta.pk, "db_returning", False) or any(
+            f.generated or f.has_db_default() for f in self._fields
+        ):  # the database would make one of the values: Model.save knows how, this does not
+            raise ValueError(f"{meta.label}: only an automatic key and plain columns")
         self._sql: dict[str, tuple[str, bool]] = {}
 
     def sql(self, alias: str) -> tuple[str, bool]:

@@ -96,3 +96,13 @@ def test_the_prepared_writes_store_what_the_orm_would(make_user: Any) -> None:
     assert columns.run([event.seq, later, event.hash], [game.pk]) == 1
     game.refresh_from_db()
     assert (game.seq, game.deadline, game.chain_head) == (event.seq, later, event.hash)
+
+
+def test_a_model_whose_database_makes_a_value_is_refused() -> None:
+    """An insert of every column would overwrite what the database makes (here a default of
+    the database's own): such a model keeps Model.save."""
+    from accounts.models import User
+    from games.prepared import PreparedInsert
+
+    with pytest.raises(ValueError):
+        PreparedInsert(User)
