@@ -3,11 +3,12 @@
 
 A figure taken on a shared machine depends on the hour (bench/measure.py): a change of a few
 tenths of a millisecond hides in the difference between two runs of bench/scale.py minutes
-apart. Here the code of ``--base`` (exported with ``git archive`` into var/bench/, default
-``main``) and this checkout are served side by side, each by gunicorn with its own
-``gunicorn.conf.py`` (one sync worker), and their action POSTs (each after its game page's GET,
-as bench/scale.py sends them) alternate in batches of 40 on the database bench/scale.py filled:
-each batch's worker CPU per POST (from /proc), their median per version and the reference loop.
+apart. Here the code of ``--base`` (default ``main``, exported with ``git archive`` into the
+temporary directory, outside the checkout) and this checkout are served side by side, each by
+gunicorn with its own ``gunicorn.conf.py`` (one sync worker), and their action POSTs (each
+after its game page's GET, as bench/scale.py sends them) alternate in batches of 40 on the
+database bench/scale.py filled: each batch's worker CPU per POST (from /proc), their median
+per version and the reference loop.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from contextlib import ExitStack
 from pathlib import Path
@@ -33,12 +35,13 @@ BATCH = 40
 
 
 def export(rev: str) -> Path:
-    """The tree of ``rev`` in var/bench/ab-<rev>, with this checkout's compiled catalogues."""
+    """The tree of ``rev`` in <tmp>/keltis-ab-<rev> (outside the checkout, where nothing scans
+    it), with this checkout's compiled catalogues."""
     sha = subprocess.run(
         ["git", "rev-parse", "--short", rev], cwd=scale.ROOT, check=True, capture_output=True,
         text=True,
     ).stdout.strip()  # fmt: skip
-    target = scale.LOG_DIR / f"ab-{sha}"
+    target = Path(tempfile.gettempdir()) / f"keltis-ab-{sha}"
     if not target.exists():
         target.mkdir(parents=True)
         archive = subprocess.run(
