@@ -55,9 +55,9 @@ logconfig_dict = settings.LOGGING
 # same work, done while no client waits. A request's cyclic garbage lives until its end.
 # What survives a full collection is frozen as well: a worker's first requests load modules,
 # templates and catalogues that live as long as it does, and scanning them again in every full
-# collection took 23 ms a time (0.23 ms a request; frozen, 4 ms on average: bench/scale.py,
-# 2026-11-26). Cyclic garbage made of frozen objects is never collected: it is bounded by the
-# worker's replacement after max_requests.
+# collection took 23 ms a time (0.23 ms a request; frozen, 4 ms on average: timed in a worker
+# serving bench/scale.py's requests, 2026-11-26). Cyclic garbage made of frozen objects is never
+# collected: it is bounded by the worker's replacement after max_requests.
 GC_MIDDLE_EVERY = 10
 GC_FULL_EVERY = 100
 

@@ -261,7 +261,8 @@ class Event(models.Model):
         if args or kwargs.keys() - {"using"} or self.pk is not None:
             super().save(*args, **kwargs)
         else:  # the plain insert of every action: its SQL written once (games.prepared)
-            _EVENT_INSERT.run(self, using=kwargs.get("using") or router.db_for_write(Event))
+            db = kwargs.get("using") or router.db_for_write(Event, instance=self)
+            _EVENT_INSERT.run(self, using=db)
 
     def link(self, prev_hash: str | None = None, using: str | None = None) -> None:
         """Set ``prev_hash`` and ``hash``: linked to ``prev_hash`` when given, else to the stored

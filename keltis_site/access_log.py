@@ -3,8 +3,8 @@
 
 For every request gunicorn's logger puts each request header, response header and WSGI environ
 variable in the line's atoms (``{name}i``, ``{name}o``, ``{name}e``), about seventy entries, and
-its wrapper copies them all again: a tenth of an action POST's CPU in the web worker
-(bench/profile_action.py, 2026-11-26), for a line that uses a dozen. Here those three groups are
+its wrapper copies them all again: close to a tenth of an action POST's CPU in the web worker
+(sampled with py-spy, 2026-11-26), for a line that uses a dozen. Here those three groups are
 added only when ``access_log_format`` names one of them; the other atoms are gunicorn's own, so
 the line (and keltis_site.logging's JSON fields, read from the atoms) is the same.
 """
