@@ -7,6 +7,7 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractUser
+from django.contrib.auth.models import UserManager as DjangoUserManager
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 from django.db import models
@@ -21,6 +22,7 @@ from accounts.display_names import (
     name_keys,
     validate_characters,
 )
+from games.prepared import Prepared
 
 
 def validate_time_zone(value: str) -> None:
@@ -56,6 +58,22 @@ class EmailMode(models.TextChoices):
     EVERY_TURN = "every_turn", _("an email every turn")
     DAILY_DIGEST = "daily_digest", _("one daily digest of all games waiting")
     NONE = "none", _("no emails")
+
+
+class UserManager(DjangoUserManager["User"]):
+    """Django's, with the read every request of a logged-in player makes, the session's user by
+    primary key alone (``ModelBackend.get_user``), compiled to SQL once per process
+    (games.prepared): building and compiling that queryset cost more CPU than the query."""
+
+    def get(self, *args: Any, **kwargs: Any) -> User:
+        if args or kwargs.keys() != {"pk"} or type(kwargs["pk"]) is not int:
+            return super().get(*args, **kwargs)
+        found = _USER_BY_PK.run(kwargs["pk"], using=self.db)
+        if not found:
+            raise self.model.DoesNotExist(
+                f"{self.model._meta.object_name} matching query does not exist."
+            )
+        return found[0]
 
 
 class User(AbstractUser):
@@ -110,6 +128,8 @@ class User(AbstractUser):
     display_name_folded_skeleton = models.TextField(
         default="", db_default="", blank=True, editable=False
     )
+
+    objects = UserManager()
 
     class Meta(AbstractUser.Meta):
         constraints = [
@@ -173,3 +193,7 @@ def _vacations_changed(sender: type[Vacation], instance: Vacation, **kwargs: obj
     User.objects.filter(pk=instance.user_id).update(
         vacations_end=models.Subquery(latest.values("ends_at")[:1])
     )
+
+
+#: the session's user (UserManager.get), compiled once per process and database
+_USER_BY_PK = Prepared(lambda pk: User._base_manager.filter(pk=pk).order_by())

@@ -1,5 +1,5 @@
 """Where an action POST's CPU goes, run by hand: ``python bench/profile_action.py [--db URL]
-[--posts 60] [--sort tottime|cumulative] [--lines 40]``.
+[--posts 60] [--sort tottime|cumulative] [--lines 40] [--http]``.
 
 On a database bench/scale.py filled (default ``keltis_bench``; ``--db``, ``--broker`` and
 ``--cache`` as there), the seat to move of random running games POSTs the greedy bot's action
@@ -9,6 +9,11 @@ reference loop (bench/measure.py), then cProfile's table over the other POSTs, t
 process's CPU clock (so waiting on PostgreSQL or Redis is not counted), and the share of CPU
 per package. This is how issue 21's action work was found: ORM compilation, a Redis client
 built per cache call, the live update's three queries.
+
+``--http``: the same POSTs through gunicorn (one sync worker, bench/gunicorn_profile.py: the
+production settings with cProfile around each POST in the worker), each after its game page's
+GET as a browser sends it (its session, its CSRF token, its messages cookie): the worker's CPU
+per POST from /proc, then the worker's profile. This is what bench/scale.py measures over HTTP.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ import argparse
 import cProfile
 import io
 import logging
+import os
 import pstats
 import random
 import statistics
@@ -42,6 +48,7 @@ def main() -> None:
     parser.add_argument("--sort", default="tottime", choices=("tottime", "cumulative"))
     parser.add_argument("--lines", type=int, default=40)
     parser.add_argument("--seed", type=int, default=5)
+    parser.add_argument("--http", action="store_true", help="profile in a gunicorn worker")
     args = parser.parse_args()
     print("\n".join(header("bench/profile_action.py " + " ".join(sys.argv[1:]))))
     scale.configure_django(args.db, args.broker, args.cache)
@@ -50,6 +57,9 @@ def main() -> None:
     from django.test import Client
     from django.test.utils import CaptureQueriesContext
 
+    if args.http:
+        print_stats(http_profile(args), args)
+        return
     turns = [
         scale.turn_of(g) for g in scale.running_ids(random.Random(args.seed), 2 * args.posts + 6)
     ]
@@ -86,6 +96,35 @@ def main() -> None:
         profile.enable()
         client.post(f"/games/{game.pk}/act/", {"action": action, "seq": game.seq})
         profile.disable()
+    print_stats(profile, args)
+
+
+def http_profile(args: argparse.Namespace) -> str:
+    """POST the page's form of ``args.posts`` random turns through a profiling gunicorn
+    worker (after their page's GET, not profiled); the file of the worker's profile."""
+    turns = scale.turns(scale.running_ids(random.Random(args.seed), args.posts + 10))
+    for turn in turns:
+        turn.cookies = {"sessionid": scale.login_cookie(turn.user)}
+    out = scale.LOG_DIR / "profile_action.prof"
+    out.unlink(missing_ok=True)
+    os.environ["PROFILE_OUT"] = str(out)
+    with scale.http_server(config="bench/gunicorn_profile.py") as server:
+        browser = scale.Browser(server.port)
+        warm, timed = turns[:10], turns[10:]
+        scale.pages_http(browser, warm)
+        scale.actions_http(browser, warm)
+        scale.pages_http(browser, timed)
+        _, cpu = scale.server_batch(server, lambda: scale.actions_http(browser, timed))
+        browser.close()
+        master = server.master
+    while scale.worker_pids(master) or not out.exists():  # the worker writes it as it exits
+        time.sleep(0.1)
+    if cpu is not None:
+        print(f"\nworker CPU per POST, profiler on: {cpu / len(timed):.2f} ms over {len(timed)}")
+    return str(out)
+
+
+def print_stats(profile: cProfile.Profile | str, args: argparse.Namespace) -> None:
     out = io.StringIO()
     stats = pstats.Stats(profile, stream=out)
     stats.sort_stats(args.sort).print_stats(args.lines)

@@ -944,19 +944,20 @@ class Server:
 
 
 @contextmanager
-def http_server() -> Iterator[Server]:
+def http_server(config: str = "gunicorn.conf.py") -> Iterator[Server]:
     """The production web server on a free loopback port: gunicorn with the project's
     ``gunicorn.conf.py`` (sync worker, JSON access log), one worker so that its CPU time is the
     server's, with this process's settings (DEBUG off); stopped afterwards. A sync worker
     answers one request per connection, so each request opens one (on loopback, as a proxy in
     front of it does). ``GUNICORN_CMD_ARGS`` in the environment reaches it (e.g.
-    ``--worker-class gthread``: no faster here, measured 2026-11-26)."""
+    ``--worker-class gthread``: no faster here, measured 2026-11-26). ``config``: another
+    settings file (bench/gunicorn_profile.py)."""
     port = free_port()
     LOG_DIR.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, "GUNICORN_BIND": f"127.0.0.1:{port}", "WEB_CONCURRENCY": "1"}
     with open(LOG_DIR / "gunicorn.log", "w") as log:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "gunicorn", "--config", "gunicorn.conf.py"],
+            [sys.executable, "-m", "gunicorn", "--config", config],
             cwd=ROOT,
             env=env,
             stdout=log,

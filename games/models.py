@@ -18,6 +18,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from . import event_chain
+from .prepared import PreparedInsert
 
 
 class GameKind(models.TextChoices):
@@ -257,7 +258,11 @@ class Event(models.Model):
         if not self._state.adding:
             raise AppendOnlyError("events are append-only")
         self.link(prev_hash=prev_hash, using=kwargs.get("using"))
-        super().save(*args, **kwargs)
+        if args or kwargs.keys() - {"using"} or self.pk is not None:
+            super().save(*args, **kwargs)
+        else:  # the plain insert of every action: its SQL written once (games.prepared)
+            db = kwargs.get("using") or router.db_for_write(Event, instance=self)
+            _EVENT_INSERT.run(self, using=db)
 
     def link(self, prev_hash: str | None = None, using: str | None = None) -> None:
         """Set ``prev_hash`` and ``hash``: linked to ``prev_hash`` when given, else to the stored
@@ -293,6 +298,10 @@ class Event(models.Model):
 
     def delete(self, *args: Any, **kwargs: Any) -> tuple[int, dict[str, int]]:
         raise AppendOnlyError("events are append-only")
+
+
+#: Event.save's insert (every action's), compiled once per database
+_EVENT_INSERT = PreparedInsert(Event)
 
 
 class Snapshot(models.Model):

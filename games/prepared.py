@@ -15,11 +15,11 @@ per database alias, since the SQL depends on the backend.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Generic, TypeVar
 
 from django.db import connections
-from django.db.models import Model, QuerySet
+from django.db.models import Model, QuerySet, signals
 from django.db.models.query import ModelIterable, ValuesListIterable, get_related_populators
 
 M = TypeVar("M", bound=Model)
@@ -97,3 +97,92 @@ class Prepared(Generic[M]):
                 populator.populate(row, obj)
             objects.append(obj)
         return objects
+
+
+class PreparedUpdate:
+    """``UPDATE <table> SET <columns> WHERE <columns>`` of one model, the SQL written once per
+    database alias; each value is prepared by its field (``get_db_prep_save``) as
+    ``QuerySet.update`` and ``Model.save`` do. For the action's writes, whose columns are
+    fixed: the ORM built and compiled each of them anew (a tenth of the action's CPU)."""
+
+    def __init__(self, model: type[Model], set_fields: Sequence[str], where: Sequence[str]):
+        meta = model._meta
+        self._set = [meta.get_field(name) for name in set_fields]
+        self._where = [meta.get_field(name) for name in where]
+        self._table = meta.db_table
+        self._sql: dict[str, str] = {}
+
+    def sql(self, alias: str) -> str:
+        found = self._sql.get(alias)
+        if found is None:
+            quote = connections[alias].ops.quote_name
+            assignments = ", ".join(f"{quote(f.column)} = %s" for f in self._set)
+            condition = " AND ".join(f"{quote(f.column)} = %s" for f in self._where)
+            found = f"UPDATE {quote(self._table)} SET {assignments} WHERE {condition}"
+            self._sql[alias] = found
+        return found
+
+    def run(self, values: Sequence[Any], where: Sequence[Any], using: str = "default") -> int:
+        """Set the columns to ``values`` in the rows where the key columns are ``where``: the
+        number of rows changed."""
+        connection = connections[using]
+        params = [
+            *(f.get_db_prep_save(v, connection) for f, v in zip(self._set, values, strict=True)),
+            *(f.get_db_prep_value(v, connection) for f, v in zip(self._where, where, strict=True)),
+        ]
+        with connection.cursor() as cursor:
+            cursor.execute(self.sql(using), params)
+            return cursor.rowcount
+
+
+class PreparedInsert(Generic[M]):
+    """``INSERT`` of a new object of one model with all its concrete columns but an automatic
+    primary key, which is set on the object afterwards, as ``Model.save`` does (with its
+    ``pre_save``/``post_save`` signals); the SQL written once per database alias."""
+
+    def __init__(self, model: type[M]) -> None:
+        meta = model._meta
+        self._model = model
+        self._pk = meta.pk
+        self._fields = [f for f in meta.concrete_fields if f is not meta.pk]
+        if not getattr(meta.pk, "db_returning", False) or any(
+            f.generated or f.has_db_default() for f in self._fields
+        ):  # the database would make one of the values: Model.save knows how, this does not
+            raise ValueError(f"{meta.label}: only an automatic key and plain columns")
+        self._sql: dict[str, tuple[str, bool]] = {}
+
+    def sql(self, alias: str) -> tuple[str, bool]:
+        """The statement, and whether it returns the new primary key (else the cursor says)."""
+        found = self._sql.get(alias)
+        if found is None:
+            connection = connections[alias]
+            quote = connection.ops.quote_name
+            columns = ", ".join(quote(f.column) for f in self._fields)
+            marks = ", ".join(["%s"] * len(self._fields))
+            sql = f"INSERT INTO {quote(self._model._meta.db_table)} ({columns}) VALUES ({marks})"
+            returning = connection.features.can_return_columns_from_insert
+            if returning:
+                sql += f" RETURNING {quote(self._pk.column)}"
+            found = self._sql[alias] = (sql, returning)
+        return found
+
+    def run(self, obj: M, using: str = "default") -> None:
+        model = self._model
+        signals.pre_save.send(
+            sender=model, instance=obj, raw=False, using=using, update_fields=None
+        )
+        connection = connections[using]
+        sql, returning = self.sql(using)
+        params = [f.get_db_prep_save(f.pre_save(obj, True), connection) for f in self._fields]
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            if returning:
+                pk = cursor.fetchone()[0]
+            else:
+                pk = connection.ops.last_insert_id(cursor, model._meta.db_table, self._pk.column)
+        setattr(obj, self._pk.attname, pk)
+        obj._state.adding = False
+        obj._state.db = using
+        signals.post_save.send(
+            sender=model, instance=obj, created=True, update_fields=None, raw=False, using=using
+        )

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any, ParamSpec
 
 from django.conf import settings
-from django.db import transaction
+from django.db import DatabaseError, transaction
 from django.utils import timezone
 from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
@@ -31,7 +31,7 @@ from . import clock, creation_limits, due
 from .after_response import call_after_response
 from .integrity import LogNotReplayable, game_freeze
 from .models import BotKind, Event, EventSource, Game, GameStatus, Seat, Snapshot
-from .prepared import Prepared
+from .prepared import Prepared, PreparedUpdate
 from .rated import rated_status
 from .state import engine_start, engine_state
 
@@ -42,9 +42,24 @@ log = logging.getLogger(__name__)
 AFTER_COMMIT_HOOKS: list[Callable[[int, int, bool | None], None]] = []
 #: called with the game id once a finished game has committed (ratings, standings, rounds)
 FINISHED_HOOKS: list[Callable[[int], None]] = []
-#: called with the game id once anything its pages show has committed: every action (mid-turn
-#: ones too), a seat taken or given up, a start, a cancel; the live app registers (live pages)
-CHANGED_HOOKS: list[Callable[[int], None]] = []
+
+
+@dataclass(frozen=True)
+class Position:
+    """Where a game stands as an action's transaction wrote it: its move number, status, seat
+    to move and the user of each seat by index (None: a bot's). A CHANGED_HOOKS hook given one
+    need not read the game back after the commit."""
+
+    seq: int
+    status: str
+    to_move: int | None
+    users: tuple[int | None, ...]
+
+
+#: called with the game id, and its ``Position`` when the caller wrote it (else None), once
+#: anything its pages show has committed: every action (mid-turn ones too), a seat taken or
+#: given up, a start, a cancel; the live app registers (live pages)
+CHANGED_HOOKS: list[Callable[[int, Position | None], None]] = []
 
 
 class GameServiceError(Exception):
@@ -403,6 +418,21 @@ _SEATS_WITH_USERS = Prepared(
     lambda game_id: Seat.objects.filter(game_id=game_id).select_related("user")
 )
 
+#: the action's writes, their SQL written once (games.prepared): the snapshot moved on where
+#: it is still the one read, and the game's changed columns
+_SNAPSHOT_MOVE = PreparedUpdate(Snapshot, ["seq", "data"], where=["game", "seq"])
+_GAME_UPDATES: dict[tuple[str, ...], PreparedUpdate] = {}
+
+
+def _save_fields(game: Game, fields: Sequence[str]) -> None:
+    """``game.save(update_fields=fields)`` for the few sets of columns an action writes."""
+    key = tuple(fields)
+    update = _GAME_UPDATES.get(key)
+    if update is None:
+        update = _GAME_UPDATES.setdefault(key, PreparedUpdate(Game, key, where=["id"]))
+    if not update.run([getattr(game, name) for name in key], [game.pk]):
+        raise DatabaseError("Save with update_fields did not affect any rows.")
+
 
 @_logged
 @frozen_on_bad_log()
@@ -465,9 +495,7 @@ def action_submit(
         # the game row holds its chain's head, read under its lock: no read of the event before
         event.save(prev_hash=game.chain_head or None)
         game.chain_head = event.hash
-        moved = Snapshot.objects.filter(game=game, seq=previous_seq).update(
-            seq=game.seq, data=engine.snapshot()
-        )
+        moved = _SNAPSHOT_MOVE.run([game.seq, engine.snapshot()], [game.pk, previous_seq])
         if not moved:  # missing or stale cache: write it whole
             Snapshot.objects.update_or_create(
                 game=game, defaults={"seq": game.seq, "data": engine.snapshot()}
@@ -486,8 +514,7 @@ def action_submit(
             else:
                 _begin_turn(game, now, seats.get(game.to_move))
             fields += TURN_FIELDS
-        game.save(update_fields=fields)
-        _changed(game.pk)
+        _save_fields(game, fields)
         if turn_passed:  # mid-turn, no email is due and the same person still acts
             following = seats.get(game.to_move) if game.to_move is not None else None
             automatic = following is not None and following.acts_automatically
@@ -504,6 +531,9 @@ def action_submit(
                 )
                 game, engine = follow.game, follow.engine
                 taken = [follow.event, *follow.automatic]
+        if not taken:  # else the step taken for the player told of the position after it
+            users = tuple(seats[i].user_id for i in sorted(seats))
+            _changed(game.pk, Position(game.seq, str(game.status), game.to_move, users))
     return Submitted(
         game=game, event=event, engine=engine, seats=list(seats.values()), before=before,
         automatic=tuple(taken),
@@ -552,11 +582,11 @@ def game_finish_early(game: Game, engine: EngineGame, now: Any) -> None:
     game.save(update_fields=["status", "finished_at", "to_move", *TURN_FIELDS])
 
 
-def _changed(game_id: int) -> None:
+def _changed(game_id: int, position: Position | None = None) -> None:
     """Tell CHANGED_HOOKS once the transaction has committed (after the response, in a
     request); a hook that fails is logged, never raised: the change is stored."""
     for hook in CHANGED_HOOKS:
-        transaction.on_commit(lambda hook=hook: call_after_response(hook, game_id))
+        transaction.on_commit(lambda hook=hook: call_after_response(hook, game_id, position))
 
 
 def _after_commit(game_id: int, seq: int, automatic_next: bool | None = None) -> None:

@@ -8,18 +8,23 @@ not fatal: a page that reconnects, or hears of the game's next change, catches u
 from __future__ import annotations
 
 import logging
+from typing import TYPE_CHECKING
 
 from redis import RedisError
 
 from . import transport
-from .selectors import game_change
+from .selectors import game_change, written_change
+
+if TYPE_CHECKING:
+    from games.services import Position
 
 log = logging.getLogger(__name__)
 
 
-def game_changed(game_id: int) -> None:
-    """Publish the game's committed state (one read of the game and its seats)."""
-    change = game_change(game_id)
+def game_changed(game_id: int, position: Position | None = None) -> None:
+    """Publish the game's committed state: the ``position`` its action wrote, else one read of
+    the game and its seats."""
+    change = game_change(game_id) if position is None else written_change(game_id, position)
     if change is None:
         return
     try:

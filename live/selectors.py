@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from django.db.models import Count, F
 
 from games.models import Game, GameStatus, Seat
 from games.prepared import Prepared
 
 from .messages import GameChange
+
+if TYPE_CHECKING:
+    from games.services import Position
 
 #: a player's games whose changes reach every page of theirs ("my games", the turn count)
 ACTIVE = (GameStatus.OPEN, GameStatus.RUNNING)
@@ -38,6 +43,15 @@ def game_change(game_id: int) -> GameChange | None:
     return GameChange(
         game=game_id, seq=seq, status=status, to_move=to_move, seats=len(rows),
         users=tuple(row[0] for row in rows if row[0] is not None),
+    )  # fmt: skip
+
+
+def written_change(game_id: int, position: Position) -> GameChange:
+    """The message for the position an action's transaction wrote (no query): what
+    ``game_change`` reads once it has committed."""
+    return GameChange(
+        game=game_id, seq=position.seq, status=position.status, to_move=position.to_move,
+        seats=len(position.users), users=tuple(u for u in position.users if u is not None),
     )  # fmt: skip
 
 

@@ -50,11 +50,17 @@ def publish(data: bytes) -> None:
     if path is None:
         _redis(url).publish(settings.LIVE_CHANNEL, data)
         return
-    with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as sock:
-        try:
-            sock.sendto(data, path)
-        except (FileNotFoundError, ConnectionRefusedError):
-            log.debug("no live stream server listens at %s", path)
+    try:
+        _datagram_socket().sendto(data, path)
+    except (FileNotFoundError, ConnectionRefusedError):
+        log.debug("no live stream server listens at %s", path)
+
+
+@cache
+def _datagram_socket() -> socket.socket:
+    """The process's one unbound datagram socket for publishing: it can send to any path, from
+    any thread, so it is made once, not for every action."""
+    return socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
 
 
 class Listener:

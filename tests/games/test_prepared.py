@@ -66,3 +66,43 @@ def test_a_values_list_gives_its_rows(make_user: Any) -> None:
     assert prepared.rows(game.pk) == [(0, ""), (1, "random"), (2, "")]
     with pytest.raises(ValueError):
         prepared.run(game.pk)
+
+
+def test_the_prepared_writes_store_what_the_orm_would(make_user: Any) -> None:
+    """The action's writes with their SQL written once: an event inserted as Event.save would
+    (its id set, its hash chained), the snapshot moved on only where its seq is the one given,
+    the game's columns set (a JSON document and an aware datetime included)."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from games.models import Event, Snapshot
+    from games.prepared import PreparedUpdate
+
+    game = started_game(make_user)
+    head = game.chain_head
+    event = Event(game=game, seq=game.seq + 1, seat=game.to_move, action="draw deck")
+    event.save(prev_hash=head)
+    assert event.pk is not None and not event._state.adding
+    stored = Event.objects.get(pk=event.pk)
+    assert model_to_dict(stored) == model_to_dict(event)
+    assert (stored.prev_hash, stored.created_at) == (head, event.created_at)
+    snapshot = PreparedUpdate(Snapshot, ["seq", "data"], where=["game", "seq"])
+    assert snapshot.run([event.seq, {"moved": [1, "two"]}], [game.pk, game.seq + 5]) == 0
+    assert snapshot.run([event.seq, {"moved": [1, "two"]}], [game.pk, game.seq]) == 1
+    assert Snapshot.objects.get(game=game).data == {"moved": [1, "two"]}
+    later = timezone.now() + timedelta(days=3)
+    columns = PreparedUpdate(Game, ["seq", "deadline", "chain_head"], where=["id"])
+    assert columns.run([event.seq, later, event.hash], [game.pk]) == 1
+    game.refresh_from_db()
+    assert (game.seq, game.deadline, game.chain_head) == (event.seq, later, event.hash)
+
+
+def test_a_model_whose_database_makes_a_value_is_refused() -> None:
+    """An insert of every column would overwrite what the database makes (here a default of
+    the database's own): such a model keeps Model.save."""
+    from accounts.models import User
+    from games.prepared import PreparedInsert
+
+    with pytest.raises(ValueError):
+        PreparedInsert(User)

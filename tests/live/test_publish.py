@@ -178,3 +178,37 @@ def test_the_change_of_a_game_is_read_in_one_query(
         users=(anna.pk,),
     )  # fmt: skip
     assert game_change(999_999) is None
+
+
+def test_an_action_publishes_the_position_it_wrote_without_reading_it_back(
+    inbox: socket.socket, make_user: Any, monkeypatch: Any, django_assert_num_queries: Any,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    """The action hands its hooks the position its transaction wrote: the message is the one
+    a read after the commit gives, it is published without a query, and once per action
+    (a step the site took for the player included)."""
+    from games import services
+    from live.publish import game_changed
+    from live.selectors import game_change, written_change
+
+    told: list[tuple[int, Any]] = []
+    monkeypatch.setattr(services, "CHANGED_HOOKS", [lambda *args: told.append(args)])
+    anna, bela = make_user(), make_user()
+    game = game_create(creator=anna, kind="keltis-cards", player_count=2)
+    game_join(game_id=game.pk, user=bela)
+    bot, users = RandomBot(3), {0: anna, 1: bela}
+    for _ in range(12):
+        game.refresh_from_db()
+        told.clear()
+        with django_capture_on_commit_callbacks(execute=True):
+            action_submit(
+                game_id=game.pk, seat=game.to_move, action=bot.choose(engine_state(game)),
+                expected_seq=game.seq, user=users[game.to_move],
+            )  # fmt: skip
+        [(game_id, position)] = told
+        assert game_id == game.pk
+        assert written_change(game_id, position) == game_change(game_id)
+        received(inbox)
+        with django_assert_num_queries(0):
+            game_changed(game_id, position)
+        assert received(inbox) == [game_change(game_id)]

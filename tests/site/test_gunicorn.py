@@ -233,7 +233,7 @@ def test_an_emailed_links_token_never_reaches_the_access_log_whole(tmp_path: Pat
 def test_workers_collect_cycles_between_requests_not_during_them() -> None:
     """gunicorn.conf.py's hooks: after loading, the app's objects are frozen and automatic
     collection is off; each response is followed by a collection, a deeper one every 10th and
-    a full one every 100th."""
+    a full one every 100th, after which what survived is frozen too."""
     import gc
     import runpy
     from types import SimpleNamespace
@@ -245,10 +245,47 @@ def test_workers_collect_cycles_between_requests_not_during_them() -> None:
         assert not gc.isenabled()
         assert gc.get_freeze_count() > 0
         before = [s["collections"] for s in gc.get_stats()]
-        for _ in range(100):
+        frozen = gc.get_freeze_count()
+        kept = [[n] for n in range(50)]  # made by a request, alive after it
+        for _ in range(99):
             conf["post_request"](worker, None, {}, None)
+        assert gc.get_freeze_count() == frozen
+        conf["post_request"](worker, None, {}, None)
         after = [s["collections"] for s in gc.get_stats()]
         assert [a - b for a, b in zip(after, before, strict=True)] == [90, 9, 1]
+        assert gc.get_freeze_count() >= frozen + len(kept)
     finally:
         gc.unfreeze()
         gc.enable()
+
+
+def test_the_access_line_is_gunicorns_own_with_only_the_atoms_its_format_names() -> None:
+    """keltis_site.access_log builds no per-header atoms unless the format names one, and the
+    line is gunicorn's, byte for byte; a format naming a header still gets it."""
+    from datetime import timedelta
+    from types import SimpleNamespace
+
+    from gunicorn.config import Config
+    from gunicorn.glogging import Logger, SafeAtoms
+
+    from keltis_site.access_log import AccessLogger
+
+    cfg = Config()
+    lean, full = AccessLogger(cfg), Logger(cfg)
+    lean.now = full.now = lambda: "[26/Nov/2026:18:00:00 +0000]"  # type: ignore[method-assign]
+    resp = SimpleNamespace(status="303 See Other", sent=0, headers=[("Location", "/games/7/")])
+    req = SimpleNamespace(headers=[("USER-AGENT", 'a "quoted" agent'), ("HOST", "x")])
+    environ = {
+        "REMOTE_ADDR": "10.0.0.1", "REQUEST_METHOD": "POST", "RAW_URI": "/games/7/act/?x=1",
+        "SERVER_PROTOCOL": "HTTP/1.1", "PATH_INFO": "/games/7/act/", "QUERY_STRING": "x=1",
+        "HTTP_USER_AGENT": 'a "quoted" agent', "HTTP_REFERER": "http://x/games/7/",
+    }  # fmt: skip
+    took = timedelta(microseconds=4_321)
+    atoms = lean.atoms(resp, req, environ, took)
+    assert not any(key.startswith("{") for key in atoms)
+    assert atoms == {k: v for k, v in full.atoms(resp, req, environ, took).items() if k in atoms}
+    line = cfg.access_log_format
+    assert line % SafeAtoms(atoms) == line % SafeAtoms(full.atoms(resp, req, environ, took))
+    cfg.set("access_log_format", '%(h)s "%({location}o)s" "%({host}i)s"')
+    with_headers = SafeAtoms(lean.atoms(resp, req, environ, took))
+    assert cfg.access_log_format % with_headers == '10.0.0.1 "/games/7/" "x"'
