@@ -6,7 +6,7 @@ from __future__ import annotations
 from django import template
 from django.utils.translation import get_language
 
-from games.drawings import DRAWINGS, drawing_key, drawn
+from games.drawings import DRAWINGS, OWN, PUBLIC, drawing_key, drawn, page_facts
 
 register = template.Library()
 
@@ -24,11 +24,12 @@ class DrawingNode(template.Node):
         game = getattr(page, "game", None)
         if game is None or game.pk is None:
             return self.nodelist.render(context)
-        viewer_user = None
-        if DRAWINGS[self.name]:
+        viewer_seat = viewer_user = None
+        if DRAWINGS[self.name] != PUBLIC:
             user = getattr(context.get("request"), "user", None)
-            viewer_user = user.pk if user is not None and user.is_authenticated else None
-            if page.viewer_seat is None or viewer_user is None:
+            if page.viewer_seat is not None and user is not None and user.is_authenticated:
+                viewer_seat, viewer_user = page.viewer_seat, user.pk
+            elif DRAWINGS[self.name] == OWN:
                 return self.nodelist.render(context)  # nobody's own: not cached
         key = drawing_key(
             self.name,
@@ -36,7 +37,8 @@ class DrawingNode(template.Node):
             seq=game.seq,
             language=get_language() or "",
             names=[seat.name for seat in page.seats],
-            viewer_seat=page.viewer_seat,
+            facts=page_facts(game.status, page.seats),
+            viewer_seat=viewer_seat,
             viewer_user=viewer_user,
         )
         return drawn(key, lambda: self.nodelist.render(context))

@@ -20,20 +20,22 @@ OPEN = (
 CLOSE = "</g></svg>\n"  # the template file ended with a newline
 
 
-def figure_shape(f: Figure) -> str:
-    """The figure's shape (and a big figure's dot) around (0, 0), as the board draws it too."""
+def figure_outline(f: Figure) -> str:
+    """The figure's shape around (0, 0), as the board draws it too."""
     fill, stroke = escape(f.fill), escape(f.stroke)
     if f.shape == "circle":
-        html = f'<circle r="{f.r}" fill="{fill}" stroke="{stroke}"/>'
-    else:
-        html = f'<polygon points="{escape(f.points)}" fill="{fill}" stroke="{stroke}"/>'
-    if f.big:
-        html += f'<circle r="2.6" fill="{escape(f.mark)}"/>'
-    return html
+        return f'<circle r="{f.r}" fill="{fill}" stroke="{stroke}"/>'
+    return f'<polygon points="{escape(f.points)}" fill="{fill}" stroke="{stroke}"/>'
+
+
+def figure_dot(f: Figure) -> str:
+    """The dot that marks a big figure ("" for a small one)."""
+    return f'<circle r="2.6" fill="{escape(f.mark)}"/>' if f.big else ""
 
 
 @register.filter
 def figure_icon(f: Figure | None) -> SafeString:
     if f is None:  # as the template drew a missing figure: its frame, no shape
         return mark_safe(OPEN.format("") + '<polygon points="" fill="" stroke=""/>' + CLOSE)
-    return mark_safe(OPEN.format(" figure-big" if f.big else "") + figure_shape(f) + CLOSE)
+    big = " figure-big" if f.big else ""
+    return mark_safe(OPEN.format(big) + figure_outline(f) + figure_dot(f) + CLOSE)

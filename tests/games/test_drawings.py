@@ -1,6 +1,7 @@
-"""The game page's drawings that change only with the position (the board's SVG, the hand) are
-drawn once per position, language and viewer and served from the cache: the same bytes as
-drawn afresh, a new board after every move, and nobody's hand in an entry someone else reads."""
+"""The game page's drawings that change only with the position (the board's SVG, the hand, the
+players' panels, the piles) are drawn once per position, language and viewer and served from
+the cache: the same bytes as drawn afresh, a new drawing after every move, and nobody's hand
+(nor anyone's "you") in an entry someone else reads."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ import pytest
 from django.core.cache import cache
 from django.test import Client
 
-from games.drawings import drawing_key
+from games import selectors
+from games.drawings import drawing_key, page_facts
 from games.engine.bots import RandomBot
 from games.models import Game
 from games.services import action_submit, game_create, game_join
@@ -21,6 +23,18 @@ pytestmark = pytest.mark.django_db
 
 BOARD = re.compile(r'<figure class="board">.*?</figure>', re.S)
 HAND = re.compile(r'<div class="hand" data-hand-seat="\d+">.*?</div>', re.S)
+
+
+def key_of(name: str, game: Game, viewer: Any | None = None, language: str = "en") -> str:
+    """The key the page files drawing ``name`` of the game's current position under."""
+    game.refresh_from_db()
+    page = selectors.game_page(game=game, user=viewer)
+    seat = page.viewer_seat if viewer is not None else None
+    return drawing_key(
+        name, game_id=game.pk, seq=game.seq, language=language,
+        names=[s.name for s in page.seats], facts=page_facts(game.status, page.seats),
+        viewer_seat=seat, viewer_user=viewer.pk if seat is not None else None,
+    )  # fmt: skip
 
 
 def duel(make_user: Any, kind: str = "keltis") -> tuple[Game, list[Any]]:
@@ -66,9 +80,7 @@ def test_a_cached_drawing_is_the_fresh_one_byte_for_byte(make_user: Any) -> None
     assert drawn[0].startswith('<figure class="board">') and len(drawn[1]) == 1
     cached = fragments(page(anna, game))  # a hit now
     assert cached == drawn
-    names = [s.user.public_name for s in game.seats.order_by("index")]
-    key = drawing_key("board", game_id=game.pk, seq=game.seq, language="en", names=names)
-    assert drawn[0] in cache.get(key)
+    assert drawn[0] in cache.get(key_of("board", game))
 
 
 def test_every_move_draws_the_new_position(make_user: Any) -> None:
@@ -90,13 +102,8 @@ def test_each_player_reads_their_own_hand_and_a_visitor_none(make_user: Any) -> 
         assert fragments(page(user, game))[1] == own[user.pk]
     assert fragments(page(None, game))[1] == []
     # and the entries: each holds its own player's hand only
-    names = [s.user.public_name for s in game.seats.order_by("index")]
-    for seat, user in enumerate((anna, bela)):
-        key = drawing_key(
-            "hand", game_id=game.pk, seq=game.seq, language="en", names=names,
-            viewer_seat=seat, viewer_user=user.pk,
-        )
-        assert own[user.pk][0] in cache.get(key)
+    for user in (anna, bela):
+        assert own[user.pk][0] in cache.get(key_of("hand", game, user))
 
 
 def test_each_language_has_its_own_board(make_user: Any) -> None:
