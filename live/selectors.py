@@ -69,11 +69,23 @@ def kept_mark(change: GameChange, *, user_id: int | None, game_id: int | None, l
     return lobby and change.status == GameStatus.OPEN
 
 
+#: compiled once (games.prepared): the seats whose running game waits for their user, read on
+#: every page a player opens (the header's count)
+_SEATS_TO_MOVE = Prepared(
+    lambda user_id: (
+        Seat.objects.filter(
+            user_id=user_id,
+            game__status=GameStatus.RUNNING,
+            game__to_move=F("index"),
+            game__frozen_at__isnull=True,
+        )
+        .order_by()
+        .values_list("game_id")
+    )
+)
+
+
 def turn_count(*, user_id: int) -> int:
-    """Running games where it is the player's turn (a frozen game waits for nobody)."""
-    return Seat.objects.filter(
-        user_id=user_id,
-        game__status=GameStatus.RUNNING,
-        game__to_move=F("index"),
-        game__frozen_at__isnull=True,
-    ).count()
+    """Running games where it is the player's turn (a frozen game waits for nobody): a few
+    rows at most, counted here."""
+    return len(_SEATS_TO_MOVE.rows(user_id))

@@ -7,6 +7,7 @@ which the action labels and the message after a move reuse.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from django.utils.translation import gettext as _
@@ -123,11 +124,25 @@ class Figure:
     fill: str
     stroke: str
     mark: str
-    title: str
+    #: the seat's name, for the title
+    name: str
 
     @property
     def r(self) -> float:
         return self.size / 2
+
+    @cached_property
+    def title(self) -> str:
+        """"anna: big figure on stone 4 of the red path", worded when first read: most icons
+        (beside an event, a clock row) never show it."""
+        what = _("big figure") if self.big else _("small figure")
+        if self.colour is None:
+            where = _("on the start stone")
+        else:
+            where = _("on stone %(stone)s of the %(colour)s path") % {
+                "stone": self.stone, "colour": colour_label(self.colour)
+            }
+        return f"{self.name}: {what} {where}"
 
 
 @dataclass(frozen=True)
@@ -193,17 +208,10 @@ def make_figure(
 ) -> Figure:
     style = seat_style(seat)
     size = BIG_SIZE if big else SMALL_SIZE
-    what = _("big figure") if big else _("small figure")
-    if colour is None:
-        where = _("on the start stone")
-    else:
-        where = _("on stone %(stone)s of the %(colour)s path") % {
-            "stone": stone, "colour": colour_label(colour)
-        }
     return Figure(
         seat=seat, colour=colour, stone=stone, big=big, x=x, y=y, size=size, shape=style.shape,
         points=figure_points(style.shape, size), fill=style.fill, stroke=style.stroke,
-        mark=style.mark, title=f"{name}: {what} {where}",
+        mark=style.mark, name=name,
     )
 
 

@@ -44,8 +44,9 @@ def game_context(page: GamePage, now: datetime | None = None) -> dict[str, Any]:
     view = page.view
     viewer = page.viewer_seat
     hand = None
-    if viewer is not None:
-        hand = chips(view["players"][viewer].get("hand"))
+    if viewer is not None:  # drawn from the cache mostly (games/drawings.py): chips when read
+        cards = view["players"][viewer].get("hand")
+        hand = SimpleLazyObject(lambda: chips(cards))
     to_move = page.to_move
     context.update(
         # read only by the drawings (games/drawings.py): a page whose drawings are all cached
