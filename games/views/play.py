@@ -47,7 +47,9 @@ def too_many_actions(request: HttpRequest) -> HttpResponse:
 @require_GET
 def game_detail(request: HttpRequest, game_id: int) -> HttpResponse:
     # the snapshot comes with the game: the page draws the position from it
-    game = get_object_or_404(Game.objects.select_related("snapshot"), pk=game_id)
+    game = next(iter(selectors.GAME_WITH_SNAPSHOT.run(game_id)), None)
+    if game is None:
+        raise Http404
     page = selectors.game_page(game=game, user=request.user)
     integrity.freeze_if_unreplayable(page.unreplayable)
     return render(request, "games/game.html", presenters.game_context(page))
