@@ -155,3 +155,150 @@ def test_a_cached_board_is_not_worked_out_again(make_user: Any, monkeypatch: Any
     move(game, [anna, _bela])
     page(anna, game)
     assert calls == [1]  # a new position: worked out once
+
+
+#: games/_figure_icon.html as it was, included once per icon before figure_icon wrote it
+FIGURE_ICON_TEMPLATE = (
+    '{% load l10n %}{% localize off %}<svg class="figure-icon" viewBox="-11 -11 22 22" '
+    'width="22" height="22" aria-hidden="true" focusable="false"><g class="figure'
+    '{% if f.big %} figure-big{% endif %}">{% if f.shape == "circle" %}<circle r="{{ f.r }}" '
+    'fill="{{ f.fill }}" stroke="{{ f.stroke }}"/>{% else %}<polygon points="{{ f.points }}" '
+    'fill="{{ f.fill }}" stroke="{{ f.stroke }}"/>{% endif %}{% if f.big %}<circle r="2.6" '
+    'fill="{{ f.mark }}"/>{% endif %}</g></svg>{% endlocalize %}\n'
+)
+
+#: games/_board_svg.html as it was, before board_drawing wrote the board in Python
+BOARD_TEMPLATE = """{% load i18n l10n %}{% localize off %}
+<figure class="board">
+<svg class="board-svg" viewBox="0 0 {{ board.width }} {{ board.height }}" role="img" aria-labelledby="board-title" xmlns="http://www.w3.org/2000/svg">
+  <title id="board-title">{% translate "The board: five paths of nine stones from the start stone" %}</title>
+  <rect class="goal-band" x="4" y="{{ board.goal_top }}" width="{{ board.width|add:-8 }}" height="{{ board.goal_height }}" rx="12"/>
+  <text class="goal-label" transform="translate(16 {{ board.goal_label_y }}) rotate(-90)">{% translate "goal area" %}</text>
+  {% for l in board.lines %}<line class="path-line" x1="{{ l.x1 }}" y1="{{ l.y1 }}" x2="{{ l.x2 }}" y2="{{ l.y2 }}" stroke="{{ l.stroke }}"/>
+  {% endfor %}
+  {% for h in board.heads %}<text class="path-head" x="{{ h.x }}" y="{{ h.y }}" fill="{{ h.stroke }}">{{ h.label }}</text>
+  {% endfor %}
+  <ellipse class="start-stone" cx="{{ board.start_x }}" cy="{{ board.start_y }}" rx="{{ board.start_rx }}" ry="{{ board.start_ry }}"/>
+  <text class="start-label" x="{{ board.start_label_x }}" y="{{ board.start_y }}">{% translate "start" %}</text>
+  {% for s in board.stones %}
+  <g class="stone{% if s.goal %} stone-goal{% endif %}{% if s.end %} stone-end{% endif %}" data-stone="{{ s.colour }}{{ s.number }}">
+    <title>{{ s.title }}</title>
+    <circle cx="{{ s.x }}" cy="{{ s.y }}" r="{{ s.r }}" fill="{{ s.fill }}" stroke="{{ s.stroke }}"/>
+    <text class="stone-value" x="{{ s.x }}" y="{{ s.y }}">{{ s.value }}</text>
+    {% if s.tile %}<g class="tile tile-{{ s.tile.kind }}" transform="translate({{ s.tile.x }} {{ s.tile.y }})"><title>{{ s.tile.title }}</title>
+      {% if s.tile.kind == "wish" %}<polygon points="0,-10 8,0 0,10 -8,0"/><polygon class="tile-wish-shine" points="0,-10 3,-2 0,0 -3,-2"/>
+      {% elif s.tile.kind == "clover" %}<line x1="0" y1="2" x2="1.5" y2="10"/><circle cx="0" cy="-4.5" r="4.3"/><circle cx="-4.6" cy="1.6" r="4.3"/><circle cx="4.6" cy="1.6" r="4.3"/>
+      {% else %}<rect x="-9" y="-9" width="18" height="18" rx="3"/><text x="0" y="0.5">{{ s.tile.text }}</text>{% endif %}
+    </g>{% endif %}
+  </g>
+  {% endfor %}
+  <g class="figures">
+  {% for f in board.figures %}
+  <g class="figure{% if f.big %} figure-big{% endif %}" data-seat="{{ f.seat }}" transform="translate({{ f.x }} {{ f.y }})"><title>{{ f.title }}</title>
+    {% if f.shape == "circle" %}<circle r="{{ f.r }}" fill="{{ f.fill }}" stroke="{{ f.stroke }}"/>{% else %}<polygon points="{{ f.points }}" fill="{{ f.fill }}" stroke="{{ f.stroke }}"/>{% endif %}
+    {% if f.big %}<circle r="2.6" fill="{{ f.mark }}"/>{% endif %}
+  </g>
+  {% endfor %}
+  </g>
+</svg>
+</figure>
+{% endlocalize %}
+"""  # noqa: E501  (the template's own lines)
+
+
+def board_positions() -> list[dict[str, Any]]:
+    """Views of 4-player board games along a random game: figures big and small, on the
+    start stone and on every path, tiles taken."""
+    from games.engine import game_class
+    from games.engine.base import SPECTATOR
+
+    game = game_class("keltis").new(4, {"seed": 11})
+    bot, views = RandomBot(3), []
+    for step in range(400):
+        if game.finished:
+            break
+        if step % 40 == 0:
+            views.append(game.view(SPECTATOR))
+        game.apply(bot.choose(game))
+    return [*views, game.view(SPECTATOR)]
+
+
+@pytest.mark.parametrize("language", ["en", "hu", "pl", "cs", "sk", "ru", "de"])
+def test_figures_and_the_board_written_in_python_are_the_templates_byte_for_byte(
+    language: str,
+) -> None:
+    from django.template import Context, Template
+    from django.utils import translation
+
+    from games.presenters.board import board_svg, make_figure
+    from games.templatetags.board_drawing import board_drawing
+    from games.templatetags.figure_icons import figure_icon
+
+    icon, board = Template(FIGURE_ICON_TEMPLATE), Template(BOARD_TEMPLATE)
+    names = ["anna", "<b>bela</b>", "cecil & co", 'd"or']
+    with translation.override(language):
+        for seat in range(4):
+            for big in (False, True):
+                f = make_figure(seat, names[seat], "r", 4, big, 10.5, 3)
+                assert figure_icon(f) == icon.render(Context({"f": f}))
+        for view in board_positions():
+            svg = board_svg(view, names)
+            assert board_drawing(svg) == board.render(Context({"board": svg}))
+
+
+CSRF = re.compile(r'name="csrfmiddlewaretoken" value="[^"]+"')
+PLAYERS = re.compile(r'<section class="players" id="players">.*?</section>', re.S)
+YOU = '<span class="badge badge--you">you</span>'
+ME = re.compile(r'<article class="player[^"]* player-me" data-seat="(\d+)">')
+
+
+def whole(user: Any | None, game: Game, language: str = "en") -> str:
+    """The whole page, its CSRF tokens aside (a new one every request, cached or not)."""
+    return CSRF.sub('name="csrfmiddlewaretoken" value=""', page(user, game, language))
+
+
+@pytest.mark.parametrize("kind", ["keltis", "keltis-cards"])
+def test_a_whole_page_from_the_cache_is_the_page_drawn_afresh(make_user: Any, kind: str) -> None:
+    game, users = duel(make_user, kind)
+    move(game, users)
+    cecil = make_user("cecil")  # a visitor without a seat
+    for viewer in (*users, cecil, None):
+        for language in ("en", "hu"):
+            cache.clear()
+            drawn = whole(viewer, game, language)
+            assert whole(viewer, game, language) == drawn  # every drawing a hit now
+    # the page holds what was cached: the table, the piles, the players' panels
+    assert '<section class="piles"' in drawn and '<article class="player' in drawn
+
+
+@pytest.mark.parametrize("kind", ["keltis", "keltis-cards"])
+def test_each_player_is_you_in_their_own_panels_only(make_user: Any, kind: str) -> None:
+    game, (anna, bela) = duel(make_user, kind)
+    cecil = make_user("cecil")
+    cache.clear()
+    for _ in range(2):  # drawn, then read from the cache, in turns
+        for seat, user in enumerate((anna, bela)):
+            players = PLAYERS.search(page(user, game)).group(0)
+            assert players.count(YOU) == 1
+            assert ME.findall(players) == [str(seat)]  # their own panel, nobody else's
+        for visitor in (cecil, None):
+            assert YOU not in PLAYERS.search(page(visitor, game)).group(0)
+    seated = cache.get(key_of("players" if kind == "keltis" else "cards_table", game, anna))
+    shared = cache.get(key_of("players" if kind == "keltis" else "cards_table", game))
+    assert YOU in seated and YOU not in shared
+
+
+def test_a_move_or_a_seat_retired_draws_the_players_again(make_user: Any) -> None:
+    from games.models import Seat
+
+    game, users = duel(make_user)
+    before = PLAYERS.search(page(users[0], game)).group(0)
+    move(game, users)  # the panel of the player to move changes
+    after = PLAYERS.search(page(users[0], game)).group(0)
+    assert after != before
+    cache.clear()
+    assert after == PLAYERS.search(page(users[0], game)).group(0)  # as drawn afresh
+    # a seat retired with no move (its last timeout ended the game early, say): drawn anew
+    Seat.objects.filter(game=game, index=1).update(retired=True, timeouts=3)
+    retired = PLAYERS.search(page(users[0], game)).group(0)
+    assert "badge--retired" in retired and "badge--retired" not in after
