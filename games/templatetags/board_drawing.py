@@ -54,16 +54,22 @@ def _stone(s: Stone) -> str:
 @register.filter
 def board_drawing(board: BoardSvg) -> SafeString:
     b = board
+    # worded outside the f-strings below, where xgettext would not find them
+    title, goal, start = (
+        _("The board: five paths of nine stones from the start stone"),
+        _("goal area"),
+        _("start"),
+    )
     parts = [
         '\n<figure class="board">\n'
         f'<svg class="board-svg" viewBox="0 0 {b.width} {b.height}" role="img" '
         'aria-labelledby="board-title" xmlns="http://www.w3.org/2000/svg">\n'
         '  <title id="board-title">'
-        f"{_e(_('The board: five paths of nine stones from the start stone'))}</title>\n"
+        f"{_e(title)}</title>\n"
         f'  <rect class="goal-band" x="4" y="{b.goal_top}" width="{b.width - 8}" '
         f'height="{b.goal_height}" rx="12"/>\n'
         f'  <text class="goal-label" transform="translate(16 {b.goal_label_y}) rotate(-90)">'
-        f"{_e(_('goal area'))}</text>\n  "
+        f"{_e(goal)}</text>\n  "
     ]
     parts.extend(
         f'<line class="path-line" x1="{line.x1}" y1="{line.y1}" x2="{line.x2}" y2="{line.y2}" '
@@ -80,7 +86,7 @@ def board_drawing(board: BoardSvg) -> SafeString:
         f'\n  <ellipse class="start-stone" cx="{b.start_x}" cy="{b.start_y}" '
         f'rx="{b.start_rx}" ry="{b.start_ry}"/>\n'
         f'  <text class="start-label" x="{b.start_label_x}" y="{b.start_y}">'
-        f"{_e(_('start'))}</text>\n  "
+        f"{_e(start)}</text>\n  "
     )
     parts.extend(_stone(s) for s in b.stones)
     parts.append('\n  <g class="figures">\n  ')
