@@ -302,3 +302,48 @@ def test_a_move_or_a_seat_retired_draws_the_players_again(make_user: Any) -> Non
     Seat.objects.filter(game=game, index=1).update(retired=True, timeouts=3)
     retired = PLAYERS.search(page(users[0], game)).group(0)
     assert "badge--retired" in retired and "badge--retired" not in after
+
+
+#: the loop of games/_players.html over a panel's columns, before column_row wrote each row
+COLUMN_ROWS_TEMPLATE = """{% load card_chips figure_icons i18n %}{% for col in p.columns %}
+      <tr class="column column-{{ col.colour }}{% if not col.cards %} column-empty{% endif %}">
+        <th scope="row"><span class="swatch swatch-{{ col.colour }}" aria-hidden="true"></span>{{ col.label }}</th>
+        <td class="column-cards">{% for c in col.cards %}{{ c|card_chip }}{% empty %}<span class="muted">—</span>{% endfor %}</td>
+        <td class="column-dir" title="{{ col.direction_text }}">{% if col.arrow %}<span aria-hidden="true">{{ col.arrow }}</span><span class="vh">{{ col.direction_text }}</span>{% endif %}
+          {% if col.sealed %}<span class="badge">{% translate "sealed" %}</span>{% elif col.closed %}<span class="badge">{% translate "closed" %}</span>{% endif %}</td>
+        {% if is_board %}<td class="column-figure" title="{{ col.figure_title }}">{% if col.figure_icon %}{{ col.figure_icon|figure_icon }} {{ col.figure }}{% endif %}</td>{% endif %}
+      </tr>
+      {% endfor %}"""  # noqa: E501  (the template's own lines)
+
+
+@pytest.mark.parametrize("language", ["en", "hu", "de"])
+@pytest.mark.parametrize("kind", ["keltis", "keltis-cards"])
+def test_a_column_row_written_in_python_is_the_templates_byte_for_byte(
+    kind: str, language: str
+) -> None:
+    from django.template import Context, Template
+    from django.utils import translation
+
+    from games.engine import game_class
+    from games.engine.base import SPECTATOR
+    from games.presenters.table import table_view
+    from games.selectors import SeatInfo
+
+    rows = Template(COLUMN_ROWS_TEMPLATE)
+    python = Template("{% load table_rows %}{% for col in p.columns %}{{ col|column_row:is_board }}{% endfor %}")  # fmt: skip  # noqa: E501
+    seats = [SeatInfo(i, f"<p{i}>", False, None, False, None, None) for i in range(3)]
+    game, bot, seen = game_class(kind).new(3, {"seed": 4}), RandomBot(5), set()
+    with translation.override(language):
+        for step in range(1000):
+            if step % 25 == 0 or game.finished:
+                for p in table_view(kind, game.view(SPECTATOR), seats).players:
+                    context = {"p": p, "is_board": kind == "keltis"}
+                    html = rows.render(Context(context))
+                    assert python.render(Context(context)) == html
+                    seen |= {c.direction for c in p.columns} | {
+                        "sealed" for c in p.columns if c.sealed
+                    } | {"closed" for c in p.columns if c.closed}
+            if game.finished:
+                break
+            game.apply(bot.choose(game))
+    assert {"", "open", "ascending", "descending"} <= seen  # every kind of row was compared
