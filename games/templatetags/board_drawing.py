@@ -6,9 +6,10 @@ unlocalized, as ``{% localize off %}`` wrote them)."""
 
 from __future__ import annotations
 
+import html
+
 from django import template
-from django.utils.html import conditional_escape
-from django.utils.safestring import SafeString, mark_safe
+from django.utils.safestring import SafeData, SafeString, mark_safe
 from django.utils.translation import gettext as _
 
 from games.presenters.board import BoardSvg, Stone
@@ -26,7 +27,8 @@ TILE_SHAPES = {
 
 
 def _e(value: object) -> str:
-    return str(conditional_escape(value))
+    """As the template escaped a value (html.escape, as Django's own escape), but quicker."""
+    return value if isinstance(value, SafeData) else html.escape(str(value))
 
 
 def _stone(s: Stone) -> str:

@@ -1,4 +1,4 @@
-"""``{{ col|column_row:is_board }}``: one row of a player's panel (a colour's column or row of
+"""``{% column_row col %}``: one row of a player's panel (a colour's column or row of
 cards, its order, its badge, the board game's figure there), written in Python: a panel has
 five, a page up to twenty, and the template's row was most of a table's first drawing
 (issue 21). The markup is the one games/_players.html held in its loop, byte for byte."""
@@ -24,8 +24,13 @@ def _e(value: object) -> str:
     return str(conditional_escape(value))
 
 
-@register.filter
-def column_row(col: ColumnInfo, is_board: bool) -> SafeString:
+@register.simple_tag(takes_context=True)
+def column_row(context: template.Context, col: ColumnInfo) -> SafeString:
+    """The row, as the template drew it where ``is_board`` is true (or missing: false)."""
+    return row_html(col, bool(context.get("is_board")))
+
+
+def row_html(col: ColumnInfo, is_board: bool) -> SafeString:
     colour, order = _e(col.colour), _e(col.direction_text)
     cards = "".join(card_chip(c) for c in col.cards) or NONE
     arrow = ""

@@ -330,7 +330,7 @@ def test_a_column_row_written_in_python_is_the_templates_byte_for_byte(
     from games.selectors import SeatInfo
 
     rows = Template(COLUMN_ROWS_TEMPLATE)
-    python = Template("{% load table_rows %}{% for col in p.columns %}{{ col|column_row:is_board }}{% endfor %}")  # fmt: skip  # noqa: E501
+    python = Template("{% load table_rows %}{% for col in p.columns %}{% column_row col %}{% endfor %}")  # fmt: skip  # noqa: E501
     seats = [SeatInfo(i, f"<p{i}>", False, None, False, None, None) for i in range(3)]
     game, bot, seen = game_class(kind).new(3, {"seed": 4}), RandomBot(5), set()
     with translation.override(language):
