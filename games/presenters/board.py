@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
+from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
 
 from games.engine.board_layouts import END_STONE, GOAL_FROM, STONE_VALUES
 from games.engine.cards import COLOURS
@@ -221,6 +221,20 @@ def _tile_mark(tile: str, x: float, y: float) -> TileMark:
     return TileMark("points", x, y, tile, tile_name(tile) or "")
 
 
+#: the stones' titles already worded, by language (45 a board, the same on every board)
+_STONE_TITLES: dict[tuple[str | None, str, int], str] = {}
+
+
+def _stone_title(colour: str, number: int) -> str:
+    key = (get_language(), colour, number)
+    title = _STONE_TITLES.get(key)
+    if title is None:
+        title = _STONE_TITLES[key] = _("%(colour)s path, stone %(stone)s: worth %(value)s") % {
+            "colour": colour_label(colour), "stone": number, "value": STONE_VALUES[number]
+        }
+    return title
+
+
 def board_svg(view: dict[str, Any], names: list[str]) -> BoardSvg:
     """Coordinates of every stone, tile and figure of a board-game view."""
     stones, lines, heads = [], [], []
@@ -242,9 +256,7 @@ def board_svg(view: dict[str, Any], names: list[str]) -> BoardSvg:
                     colour=colour, number=number, value=value, x=x, y=y, r=STONE_R,
                     fill=fill, stroke=stroke, goal=number >= GOAL_FROM, end=number == END_STONE,
                     tile=_tile_mark(tile, x + TILE_DX, y) if tile else None,
-                    title=_("%(colour)s path, stone %(stone)s: worth %(value)s") % {
-                        "colour": colour_label(colour), "stone": number, "value": value
-                    },
+                    title=_stone_title(colour, number),
                 )
             )
     figures = []

@@ -347,3 +347,46 @@ def test_a_column_row_written_in_python_is_the_templates_byte_for_byte(
                 break
             game.apply(bot.choose(game))
     assert {"", "open", "ascending", "descending"} <= seen  # every kind of row was compared
+
+
+#: the loop of games/_actions.html over a group's moves, before action_forms wrote the forms
+ACTION_FORMS_TEMPLATE = """{% load l10n %}{% for choice in group.choices %}
+      <form method="post" action="{{ act_url }}" class="act-form">{% csrf_token %}
+        <input type="hidden" name="action" value="{{ choice.action }}">
+        <input type="hidden" name="seq" value="{{ game.seq|unlocalize }}">
+        <button type="submit" class="act act-{{ choice.style }}"{% if choice.target %} data-target="{{ choice.target }}"{% endif %}{% if choice.place %} data-place="{{ choice.place }}"{% endif %}{% if choice.short != choice.label %} title="{{ choice.label }}"{% endif %}>{% if group.card %}<span class="vh">{{ group.title }}: </span>{% endif %}{{ choice.short }}</button>
+      </form>
+    {% endfor %}"""  # noqa: E501  (the template's own lines)
+
+
+@pytest.mark.parametrize("language", ["en", "hu", "de"])
+@pytest.mark.parametrize("kind", ["keltis", "keltis-cards"])
+def test_action_forms_written_in_python_are_the_templates_byte_for_byte(
+    kind: str, language: str
+) -> None:
+    from types import SimpleNamespace
+
+    from django.template import Context, Template
+    from django.utils import translation
+
+    from games.engine import game_class
+    from games.presenters.actions import action_groups
+
+    old = Template(ACTION_FORMS_TEMPLATE)
+    new = Template("{% load action_forms %}{% action_forms group %}")
+    game, bot, compared = game_class(kind).new(2, {"seed": 8}), RandomBot(2), 0
+    with translation.override(language):
+        for step in range(300):
+            if game.finished:
+                break
+            if step % 15 == 0:
+                view = game.view(game.to_move)
+                for group in action_groups(kind, game.legal(), view):
+                    context = {
+                        "group": group, "act_url": "/games/7/act/", "csrf_token": "t<0>k",
+                        "game": SimpleNamespace(seq=1234 + step),
+                    }  # fmt: skip
+                    assert new.render(Context(context)) == old.render(Context(context))
+                    compared += 1
+            game.apply(bot.choose(game))
+    assert compared > 20
