@@ -84,3 +84,37 @@ def drawn(key: str, draw: Callable[[], str]) -> SafeString:
         html = str(draw())
         cache.set(key, html, TIMEOUT)
     return mark_safe(html)  # rendered, and escaped, by the template it comes from
+
+
+class PageDrawings:
+    """A page's drawings read from the cache in one round trip and the new ones stored in one
+    (a board game's page has four: eight round trips when all were drawn one by one). The
+    drawing tag makes one per request (``for_request``); the view calls ``store`` once the
+    page is rendered."""
+
+    def __init__(self, keys: list[str]) -> None:
+        self.found: dict[str, str] = cache.get_many(keys) if keys else {}
+        self.new: dict[str, str] = {}
+
+    def drawn(self, key: str, draw: Callable[[], str]) -> SafeString:
+        html = self.found.get(key)
+        if html is None:
+            html = self.new[key] = self.found[key] = str(draw())
+        return mark_safe(html)  # rendered, and escaped, by the template it comes from
+
+    @staticmethod
+    def for_request(request: Any, keys: Callable[[], list[str]]) -> PageDrawings:
+        """The request's drawings, read with ``keys()`` (every drawing the page may show)
+        the first time a drawing is asked for."""
+        drawings = getattr(request, "page_drawings", None)
+        if drawings is None:
+            drawings = request.page_drawings = PageDrawings(keys())
+        return drawings
+
+    @staticmethod
+    def store(request: Any) -> None:
+        """Store what the request's page drew afresh (nothing when it drew nothing)."""
+        drawings = getattr(request, "page_drawings", None)
+        if drawings is not None and drawings.new:
+            cache.set_many(drawings.new, TIMEOUT)
+            drawings.new = {}

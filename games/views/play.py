@@ -24,6 +24,7 @@ from django.views.decorators.cache import cache_control
 from django.views.decorators.http import require_GET, require_POST
 
 from games import analysis, integrity, presenters, ratelimit, selectors
+from games.drawings import PageDrawings
 from games.error_messages import service_error_text
 from games.models import Game
 from games.presenters.analysis import analysis_rows, analysis_summary
@@ -52,7 +53,9 @@ def game_detail(request: HttpRequest, game_id: int) -> HttpResponse:
         raise Http404
     page = selectors.game_page(game=game, user=request.user)
     integrity.freeze_if_unreplayable(page.unreplayable)
-    return render(request, "games/game.html", presenters.game_context(page))
+    response = render(request, "games/game.html", presenters.game_context(page))
+    PageDrawings.store(request)  # what the page drew afresh, cached in one round trip
+    return response
 
 
 @require_POST

@@ -390,3 +390,34 @@ def test_action_forms_written_in_python_are_the_templates_byte_for_byte(
                     compared += 1
             game.apply(bot.choose(game))
     assert compared > 20
+
+
+def test_a_page_reads_its_drawings_in_one_round_trip_and_stores_them_in_one(
+    make_user: Any, monkeypatch: Any
+) -> None:
+    from games import drawings
+
+    game, (anna, _bela) = duel(make_user)
+    calls: list[tuple[str, int]] = []
+
+    class Recorder:
+        """The cache as games.drawings sees it, each call written down."""
+
+        def __getattr__(self, name: str) -> Any:
+            method = getattr(cache, name)
+
+            def call(keys: Any, *args: Any, **kwargs: Any) -> Any:
+                calls.append((name, 1 if isinstance(keys, str) else len(keys)))
+                return method(keys, *args, **kwargs)
+
+            return call
+
+    monkeypatch.setattr(drawings, "cache", Recorder())
+    cache.clear()
+    # asked for: every drawing of the template (the card game's table too, unused here) ...
+    page(anna, game)
+    # ... drawn and stored: the board, the piles, the players, the hand
+    assert calls == [("get_many", 5), ("set_many", 4)]
+    calls.clear()
+    page(anna, game)  # all from the cache
+    assert calls == [("get_many", 5)]
