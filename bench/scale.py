@@ -1498,7 +1498,7 @@ def main(argv: list[str] | None = None) -> None:
             print(line)
     if {"action", "page", "sweep"} & set(pieces):
         purge_broker()
-    if results.figures:
+    if results.figures or results.series:  # a run of the requests only has its table too
         print("\n== summary")
         for line in summary(results):
             print(line)
