@@ -1119,10 +1119,16 @@ def bench_requests(args: argparse.Namespace, results: Results, pieces: list[str]
       (from /proc) divided by the batch's requests.
 
     Each batch has ``args.batch`` requests on games drawn at random; wall times are per request,
-    CPU per request one value a repeat; median and p95 are over those.
+    CPU per request one value a repeat; median and p95 are over those. The site's cache is
+    emptied first: the game pages' cached drawings are drawn on a position's first request
+    (most requests here: the games are drawn at random), served from the cache on a repeat.
     """
+    from django.core.cache import cache
     from django.test import Client
 
+    # the site's cache starts empty: a page's drawings (games/drawings.py) are drawn on each
+    # position's first request, as after a move, whatever an earlier run left in Redis
+    cache.clear()
     want_page, want_action = "page" in pieces, "action" in pieces
     rng = random.Random(args.seed + 2)
     series = results.series
@@ -1493,7 +1499,7 @@ def main(argv: list[str] | None = None) -> None:
             print(line)
     if {"action", "page", "sweep"} & set(pieces):
         purge_broker()
-    if results.figures:
+    if results.figures or results.series:  # a run of the requests only has its table too
         print("\n== summary")
         for line in summary(results):
             print(line)

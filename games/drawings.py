@@ -1,23 +1,40 @@
-"""Drawings of a game page that change only with the position (the board's SVG, a hand): drawn
-once per position, language and viewer, then served from the cache, byte for byte the same.
+"""Drawings of a game page that change only with the position (the board's SVG, a hand, the
+players' panels, the piles): drawn once per position, language and viewer, then served from
+the cache, byte for byte the same.
 
 The key names the game and its move number (``seq``: every stored action moves it on, so a
 move makes the next request draw afresh; nothing needs deleting), the language, the seat
-names (a display name changed mid-game shows at once) and, for a drawing of what one player
-may see, that player: a hand is keyed by the viewer's seat and user, so no entry read for one
-player ever holds another's cards. The board is public, the same for every viewer, and shared.
+names (a display name changed mid-game shows at once), what else may change with no move
+(``page_facts``: a game ended early, a seat retired) and, for a drawing that depends on who
+looks, the viewer. Each drawing says whose it is (``DRAWINGS``):
+
+- ``PUBLIC``: the same for everyone (the board, the piles): one entry, shared;
+- ``VIEWER``: public facts that mark the viewer's own seat ("you"), never a card only one
+  player may see (the players' panels): keyed by the viewer's seat and user; every reader
+  without a seat shares one entry, in which no seat is marked;
+- ``OWN``: what only the viewer may see (their hand): keyed by the viewer's seat and user
+  and drawn for a seated viewer only, so no entry read for one player holds another's cards.
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from django.core.cache import cache
 from django.utils.safestring import SafeString, mark_safe
 
-#: the drawings a page may cache, and whether each is the viewer's own (keyed by viewer)
-DRAWINGS = {"board": False, "hand": True}
+PUBLIC, VIEWER, OWN = "public", "viewer", "own"
+
+#: the drawings a page may cache, and whose each is
+DRAWINGS = {
+    "board": PUBLIC,
+    "piles": PUBLIC,
+    "players": VIEWER,
+    "cards_table": VIEWER,  # the card game's table: stones, piles and the players' panels
+    "hand": OWN,
+}
 
 #: seconds an entry is kept: a position's drawing is read while the position lasts
 TIMEOUT = 6 * 3600
@@ -30,19 +47,34 @@ def drawing_key(
     seq: int,
     language: str,
     names: Sequence[str],
+    facts: Sequence[object] = (),
     viewer_seat: int | None = None,
     viewer_user: int | None = None,
 ) -> str:
-    """The cache key of one drawing of one position."""
-    if name not in DRAWINGS:
+    """The cache key of one drawing of one position. ``facts``: whatever else a drawing shows
+    that may change between two moves (``page_facts``)."""
+    whose = DRAWINGS.get(name)
+    if whose is None:
         raise ValueError(f"not a cached drawing: {name}")
-    seated = hashlib.sha256("\x1f".join(names).encode()).hexdigest()[:12]
+    told = "\x1f".join(names) + ("\x1e" + repr(tuple(facts)) if facts else "")
+    seated = hashlib.sha256(told.encode()).hexdigest()[:12]
     key = f"drawing:{name}:{game_id}:{seq}:{language}:{seated}"
-    if DRAWINGS[name]:
-        if viewer_seat is None or viewer_user is None:
+    if whose == PUBLIC:
+        return key
+    if (viewer_seat is None) != (viewer_user is None):
+        raise ValueError(f"the {name} drawing is keyed by its viewer: name the seat and user")
+    if viewer_seat is None:
+        if whose == OWN:
             raise ValueError(f"the {name} drawing is a viewer's own: name the viewer")
-        key += f":{viewer_seat}:{viewer_user}"
-    return key
+        return key + ":-"  # a reader without a seat: nothing of anyone's own
+    return key + f":{viewer_seat}:{viewer_user}"
+
+
+def page_facts(status: str, seats: Sequence[Any]) -> tuple[object, ...]:
+    """What the players' panels show that may change with no move: the game's status (a game
+    ended early: winners marked), each seat's username (its profile's address), timeouts and
+    retirement, and place (``seats``: the page's SeatInfo rows)."""
+    return (status, *((s.username, s.timeouts, s.retired, s.place) for s in seats))
 
 
 def drawn(key: str, draw: Callable[[], str]) -> SafeString:
@@ -52,3 +84,37 @@ def drawn(key: str, draw: Callable[[], str]) -> SafeString:
         html = str(draw())
         cache.set(key, html, TIMEOUT)
     return mark_safe(html)  # rendered, and escaped, by the template it comes from
+
+
+class PageDrawings:
+    """A page's drawings read from the cache in one round trip and the new ones stored in one
+    (a board game's page has four: eight round trips when all were drawn one by one). The
+    drawing tag makes one per request (``for_request``); the view calls ``store`` once the
+    page is rendered."""
+
+    def __init__(self, keys: list[str]) -> None:
+        self.found: dict[str, str] = cache.get_many(keys) if keys else {}
+        self.new: dict[str, str] = {}
+
+    def drawn(self, key: str, draw: Callable[[], str]) -> SafeString:
+        html = self.found.get(key)
+        if html is None:
+            html = self.new[key] = self.found[key] = str(draw())
+        return mark_safe(html)  # rendered, and escaped, by the template it comes from
+
+    @staticmethod
+    def for_request(request: Any, keys: Callable[[], list[str]]) -> PageDrawings:
+        """The request's drawings, read with ``keys()`` (every drawing the page may show)
+        the first time a drawing is asked for."""
+        drawings = getattr(request, "page_drawings", None)
+        if drawings is None:
+            drawings = request.page_drawings = PageDrawings(keys())
+        return drawings
+
+    @staticmethod
+    def store(request: Any) -> None:
+        """Store what the request's page drew afresh (nothing when it drew nothing)."""
+        drawings = getattr(request, "page_drawings", None)
+        if drawings is not None and drawings.new:
+            cache.set_many(drawings.new, TIMEOUT)
+            drawings.new = {}

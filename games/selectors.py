@@ -20,6 +20,7 @@ from games.engine.records import Record
 
 from .integrity import LogNotReplayable
 from .models import Event, EventSource, Game, GameStatus, Seat
+from .prepared import Prepared
 from .rated import RatedStatus, rated_status
 from .state import apply_stored, engine_start, engine_state
 
@@ -110,6 +111,20 @@ class RecordNotAvailable(Exception):
     """The record of a game that has not finished: it would reveal hands and the deck order."""
 
 
+#: the game page's reads, compiled once (games.prepared): the game with its snapshot ...
+GAME_WITH_SNAPSHOT = Prepared(
+    lambda pk: Game.objects.select_related("snapshot").filter(pk=pk).order_by()
+)
+#: ... its seats with their users ...
+_SEATS_IN_ORDER = Prepared(
+    lambda game_id: Seat.objects.filter(game_id=game_id).select_related("user").order_by("index")
+)
+#: ... and its latest events, newest first
+_LATEST_EVENTS = Prepared(
+    lambda game_id: Event.objects.filter(game_id=game_id).order_by("-seq")[:RECENT_EVENTS]
+)
+
+
 class GameReads:
     """One game's rows read once for several readers in a row: the emails of one batch (a
     game over goes to every player at once) share the game row, its seats with their users,
@@ -139,8 +154,7 @@ class GameReads:
 
     def seat_rows(self, game: Game) -> list[Seat]:
         if game.pk not in self._seats:
-            rows = Seat.objects.filter(game=game).select_related("user").order_by("index")
-            self._seats[game.pk] = list(rows)
+            self._seats[game.pk] = _SEATS_IN_ORDER.run(game.pk)
         return self._seats[game.pk]
 
     def movers(self, game: Game) -> int:
@@ -158,8 +172,7 @@ class GameReads:
     def recent_events(self, game: Game) -> list[Event]:
         key = (game.pk, game.seq)
         if key not in self._recent:
-            latest = Event.objects.filter(game=game).order_by("-seq")[:RECENT_EVENTS]
-            self._recent[key] = list(reversed(list(latest)))
+            self._recent[key] = list(reversed(_LATEST_EVENTS.run(game.pk)))
         return self._recent[key]
 
 

@@ -7,10 +7,11 @@ which the action labels and the message after a move reuse.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
+from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
 
 from games.engine.board_layouts import END_STONE, GOAL_FROM, STONE_VALUES
 from games.engine.cards import COLOURS
@@ -123,11 +124,25 @@ class Figure:
     fill: str
     stroke: str
     mark: str
-    title: str
+    #: the seat's name, for the title
+    name: str
 
     @property
     def r(self) -> float:
         return self.size / 2
+
+    @cached_property
+    def title(self) -> str:
+        """"anna: big figure on stone 4 of the red path", worded when first read: most icons
+        (beside an event, a clock row) never show it."""
+        what = _("big figure") if self.big else _("small figure")
+        if self.colour is None:
+            where = _("on the start stone")
+        else:
+            where = _("on stone %(stone)s of the %(colour)s path") % {
+                "stone": self.stone, "colour": colour_label(self.colour)
+            }
+        return f"{self.name}: {what} {where}"
 
 
 @dataclass(frozen=True)
@@ -193,17 +208,10 @@ def make_figure(
 ) -> Figure:
     style = seat_style(seat)
     size = BIG_SIZE if big else SMALL_SIZE
-    what = _("big figure") if big else _("small figure")
-    if colour is None:
-        where = _("on the start stone")
-    else:
-        where = _("on stone %(stone)s of the %(colour)s path") % {
-            "stone": stone, "colour": colour_label(colour)
-        }
     return Figure(
         seat=seat, colour=colour, stone=stone, big=big, x=x, y=y, size=size, shape=style.shape,
         points=figure_points(style.shape, size), fill=style.fill, stroke=style.stroke,
-        mark=style.mark, title=f"{name}: {what} {where}",
+        mark=style.mark, name=name,
     )
 
 
@@ -211,6 +219,20 @@ def _tile_mark(tile: str, x: float, y: float) -> TileMark:
     if tile in ("wish", "clover"):
         return TileMark(tile, x, y, "", tile_name(tile) or "")
     return TileMark("points", x, y, tile, tile_name(tile) or "")
+
+
+#: the stones' titles already worded, by language (45 a board, the same on every board)
+_STONE_TITLES: dict[tuple[str | None, str, int], str] = {}
+
+
+def _stone_title(colour: str, number: int) -> str:
+    key = (get_language(), colour, number)
+    title = _STONE_TITLES.get(key)
+    if title is None:
+        title = _STONE_TITLES[key] = _("%(colour)s path, stone %(stone)s: worth %(value)s") % {
+            "colour": colour_label(colour), "stone": number, "value": STONE_VALUES[number]
+        }
+    return title
 
 
 def board_svg(view: dict[str, Any], names: list[str]) -> BoardSvg:
@@ -234,9 +256,7 @@ def board_svg(view: dict[str, Any], names: list[str]) -> BoardSvg:
                     colour=colour, number=number, value=value, x=x, y=y, r=STONE_R,
                     fill=fill, stroke=stroke, goal=number >= GOAL_FROM, end=number == END_STONE,
                     tile=_tile_mark(tile, x + TILE_DX, y) if tile else None,
-                    title=_("%(colour)s path, stone %(stone)s: worth %(value)s") % {
-                        "colour": colour_label(colour), "stone": number, "value": value
-                    },
+                    title=_stone_title(colour, number),
                 )
             )
     figures = []

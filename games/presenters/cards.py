@@ -6,10 +6,12 @@ Every word a player reads goes through gettext.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
+from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
 
 from games.engine.cards import CARDS, CLOSING, NUMBER, POINT
 
@@ -35,11 +37,30 @@ class CardChip:
     name: str
 
 
+#: the words and chips of the cards already worded, by language: a page names dozens of cards
+#: and each took a few gettext calls (issue 21); the catalogues do not change while a process
+#: runs, and there are 110 cards
+_WORDED: dict[tuple[str | None, str, str], Any] = {}
+
+
+def _worded(what: str, card: str, word: Callable[[str], Any]) -> Any:
+    key = (get_language(), what, card)
+    found = _WORDED.get(key)
+    if found is None:
+        found = _WORDED[key] = word(card)
+    return found
+
+
 def card_name(card: str) -> str:
     """``r7`` → "red 7", ``rx`` → "red closing card", ``P7`` → "point card 7", ``W5`` → ..."""
     info = CARDS.get(card)
     if info is None:
         return card
+    return _worded("name", card, _card_name)
+
+
+def _card_name(card: str) -> str:
+    info = CARDS[card]
     if info.kind == NUMBER:
         return _("%(colour)s %(value)s") % {
             "colour": COLOUR_LABELS[info.colour], "value": info.value
@@ -52,9 +73,13 @@ def card_name(card: str) -> str:
 
 
 def chip(card: str) -> CardChip:
-    info = CARDS.get(card)
-    if info is None:
+    if card not in CARDS:
         return CardChip(card=card, css="kcard-unknown", text=card, name=card)
+    return _worded("chip", card, _chip)
+
+
+def _chip(card: str) -> CardChip:
+    info = CARDS[card]
     if info.kind == NUMBER:
         css, text = f"kcard-{info.colour}", str(info.value)
     elif info.kind == CLOSING:
@@ -78,4 +103,6 @@ def pile_label(key: str) -> str:
 
 def colour_label(key: str) -> str:
     """A colour key in the reader's words (r: red); other keys as they are."""
-    return str(COLOUR_LABELS.get(key, key))
+    if key not in COLOUR_LABELS:
+        return key
+    return _worded("colour", key, lambda key: str(COLOUR_LABELS[key]))

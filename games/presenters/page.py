@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from django.utils.functional import SimpleLazyObject
 from django.utils.translation import gettext as _
 
 from ..selectors import GamePage, HistoryPage, SeatInfo
@@ -43,11 +44,14 @@ def game_context(page: GamePage, now: datetime | None = None) -> dict[str, Any]:
     view = page.view
     viewer = page.viewer_seat
     hand = None
-    if viewer is not None:
-        hand = chips(view["players"][viewer].get("hand"))
+    if viewer is not None:  # drawn from the cache mostly (games/drawings.py): chips when read
+        cards = view["players"][viewer].get("hand")
+        hand = SimpleLazyObject(lambda: chips(cards))
     to_move = page.to_move
     context.update(
-        table=table_view(kind, view, page.seats, winners=page.winners),
+        # read only by the drawings (games/drawings.py): a page whose drawings are all cached
+        # never works the table out
+        table=SimpleLazyObject(lambda: table_view(kind, view, page.seats, winners=page.winners)),
         hand=hand,
         action_groups=action_groups(kind, page.legal, view) if page.legal else [],
         my_turn=viewer is not None and to_move == viewer and not page.finished and not page.frozen,

@@ -24,6 +24,7 @@ from django.views.decorators.cache import cache_control
 from django.views.decorators.http import require_GET, require_POST
 
 from games import analysis, integrity, presenters, ratelimit, selectors
+from games.drawings import PageDrawings
 from games.error_messages import service_error_text
 from games.models import Game
 from games.presenters.analysis import analysis_rows, analysis_summary
@@ -47,10 +48,14 @@ def too_many_actions(request: HttpRequest) -> HttpResponse:
 @require_GET
 def game_detail(request: HttpRequest, game_id: int) -> HttpResponse:
     # the snapshot comes with the game: the page draws the position from it
-    game = get_object_or_404(Game.objects.select_related("snapshot"), pk=game_id)
+    game = next(iter(selectors.GAME_WITH_SNAPSHOT.run(game_id)), None)
+    if game is None:
+        raise Http404
     page = selectors.game_page(game=game, user=request.user)
     integrity.freeze_if_unreplayable(page.unreplayable)
-    return render(request, "games/game.html", presenters.game_context(page))
+    response = render(request, "games/game.html", presenters.game_context(page))
+    PageDrawings.store(request)  # what the page drew afresh, cached in one round trip
+    return response
 
 
 @require_POST

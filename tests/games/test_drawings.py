@@ -1,6 +1,7 @@
-"""The game page's drawings that change only with the position (the board's SVG, the hand) are
-drawn once per position, language and viewer and served from the cache: the same bytes as
-drawn afresh, a new board after every move, and nobody's hand in an entry someone else reads."""
+"""The game page's drawings that change only with the position (the board's SVG, the hand, the
+players' panels, the piles) are drawn once per position, language and viewer and served from
+the cache: the same bytes as drawn afresh, a new drawing after every move, and nobody's hand
+(nor anyone's "you") in an entry someone else reads."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ import pytest
 from django.core.cache import cache
 from django.test import Client
 
-from games.drawings import drawing_key
+from games import selectors
+from games.drawings import drawing_key, page_facts
 from games.engine.bots import RandomBot
 from games.models import Game
 from games.services import action_submit, game_create, game_join
@@ -21,6 +23,18 @@ pytestmark = pytest.mark.django_db
 
 BOARD = re.compile(r'<figure class="board">.*?</figure>', re.S)
 HAND = re.compile(r'<div class="hand" data-hand-seat="\d+">.*?</div>', re.S)
+
+
+def key_of(name: str, game: Game, viewer: Any | None = None, language: str = "en") -> str:
+    """The key the page files drawing ``name`` of the game's current position under."""
+    game.refresh_from_db()
+    page = selectors.game_page(game=game, user=viewer)
+    seat = page.viewer_seat if viewer is not None else None
+    return drawing_key(
+        name, game_id=game.pk, seq=game.seq, language=language,
+        names=[s.name for s in page.seats], facts=page_facts(game.status, page.seats),
+        viewer_seat=seat, viewer_user=viewer.pk if seat is not None else None,
+    )  # fmt: skip
 
 
 def duel(make_user: Any, kind: str = "keltis") -> tuple[Game, list[Any]]:
@@ -66,9 +80,7 @@ def test_a_cached_drawing_is_the_fresh_one_byte_for_byte(make_user: Any) -> None
     assert drawn[0].startswith('<figure class="board">') and len(drawn[1]) == 1
     cached = fragments(page(anna, game))  # a hit now
     assert cached == drawn
-    names = [s.user.public_name for s in game.seats.order_by("index")]
-    key = drawing_key("board", game_id=game.pk, seq=game.seq, language="en", names=names)
-    assert drawn[0] in cache.get(key)
+    assert drawn[0] in cache.get(key_of("board", game))
 
 
 def test_every_move_draws_the_new_position(make_user: Any) -> None:
@@ -90,13 +102,8 @@ def test_each_player_reads_their_own_hand_and_a_visitor_none(make_user: Any) -> 
         assert fragments(page(user, game))[1] == own[user.pk]
     assert fragments(page(None, game))[1] == []
     # and the entries: each holds its own player's hand only
-    names = [s.user.public_name for s in game.seats.order_by("index")]
-    for seat, user in enumerate((anna, bela)):
-        key = drawing_key(
-            "hand", game_id=game.pk, seq=game.seq, language="en", names=names,
-            viewer_seat=seat, viewer_user=user.pk,
-        )
-        assert own[user.pk][0] in cache.get(key)
+    for user in (anna, bela):
+        assert own[user.pk][0] in cache.get(key_of("hand", game, user))
 
 
 def test_each_language_has_its_own_board(make_user: Any) -> None:
@@ -148,3 +155,269 @@ def test_a_cached_board_is_not_worked_out_again(make_user: Any, monkeypatch: Any
     move(game, [anna, _bela])
     page(anna, game)
     assert calls == [1]  # a new position: worked out once
+
+
+#: games/_figure_icon.html as it was, included once per icon before figure_icon wrote it
+FIGURE_ICON_TEMPLATE = (
+    '{% load l10n %}{% localize off %}<svg class="figure-icon" viewBox="-11 -11 22 22" '
+    'width="22" height="22" aria-hidden="true" focusable="false"><g class="figure'
+    '{% if f.big %} figure-big{% endif %}">{% if f.shape == "circle" %}<circle r="{{ f.r }}" '
+    'fill="{{ f.fill }}" stroke="{{ f.stroke }}"/>{% else %}<polygon points="{{ f.points }}" '
+    'fill="{{ f.fill }}" stroke="{{ f.stroke }}"/>{% endif %}{% if f.big %}<circle r="2.6" '
+    'fill="{{ f.mark }}"/>{% endif %}</g></svg>{% endlocalize %}\n'
+)
+
+#: games/_board_svg.html as it was, before board_drawing wrote the board in Python
+BOARD_TEMPLATE = """{% load i18n l10n %}{% localize off %}
+<figure class="board">
+<svg class="board-svg" viewBox="0 0 {{ board.width }} {{ board.height }}" role="img" aria-labelledby="board-title" xmlns="http://www.w3.org/2000/svg">
+  <title id="board-title">{% translate "The board: five paths of nine stones from the start stone" %}</title>
+  <rect class="goal-band" x="4" y="{{ board.goal_top }}" width="{{ board.width|add:-8 }}" height="{{ board.goal_height }}" rx="12"/>
+  <text class="goal-label" transform="translate(16 {{ board.goal_label_y }}) rotate(-90)">{% translate "goal area" %}</text>
+  {% for l in board.lines %}<line class="path-line" x1="{{ l.x1 }}" y1="{{ l.y1 }}" x2="{{ l.x2 }}" y2="{{ l.y2 }}" stroke="{{ l.stroke }}"/>
+  {% endfor %}
+  {% for h in board.heads %}<text class="path-head" x="{{ h.x }}" y="{{ h.y }}" fill="{{ h.stroke }}">{{ h.label }}</text>
+  {% endfor %}
+  <ellipse class="start-stone" cx="{{ board.start_x }}" cy="{{ board.start_y }}" rx="{{ board.start_rx }}" ry="{{ board.start_ry }}"/>
+  <text class="start-label" x="{{ board.start_label_x }}" y="{{ board.start_y }}">{% translate "start" %}</text>
+  {% for s in board.stones %}
+  <g class="stone{% if s.goal %} stone-goal{% endif %}{% if s.end %} stone-end{% endif %}" data-stone="{{ s.colour }}{{ s.number }}">
+    <title>{{ s.title }}</title>
+    <circle cx="{{ s.x }}" cy="{{ s.y }}" r="{{ s.r }}" fill="{{ s.fill }}" stroke="{{ s.stroke }}"/>
+    <text class="stone-value" x="{{ s.x }}" y="{{ s.y }}">{{ s.value }}</text>
+    {% if s.tile %}<g class="tile tile-{{ s.tile.kind }}" transform="translate({{ s.tile.x }} {{ s.tile.y }})"><title>{{ s.tile.title }}</title>
+      {% if s.tile.kind == "wish" %}<polygon points="0,-10 8,0 0,10 -8,0"/><polygon class="tile-wish-shine" points="0,-10 3,-2 0,0 -3,-2"/>
+      {% elif s.tile.kind == "clover" %}<line x1="0" y1="2" x2="1.5" y2="10"/><circle cx="0" cy="-4.5" r="4.3"/><circle cx="-4.6" cy="1.6" r="4.3"/><circle cx="4.6" cy="1.6" r="4.3"/>
+      {% else %}<rect x="-9" y="-9" width="18" height="18" rx="3"/><text x="0" y="0.5">{{ s.tile.text }}</text>{% endif %}
+    </g>{% endif %}
+  </g>
+  {% endfor %}
+  <g class="figures">
+  {% for f in board.figures %}
+  <g class="figure{% if f.big %} figure-big{% endif %}" data-seat="{{ f.seat }}" transform="translate({{ f.x }} {{ f.y }})"><title>{{ f.title }}</title>
+    {% if f.shape == "circle" %}<circle r="{{ f.r }}" fill="{{ f.fill }}" stroke="{{ f.stroke }}"/>{% else %}<polygon points="{{ f.points }}" fill="{{ f.fill }}" stroke="{{ f.stroke }}"/>{% endif %}
+    {% if f.big %}<circle r="2.6" fill="{{ f.mark }}"/>{% endif %}
+  </g>
+  {% endfor %}
+  </g>
+</svg>
+</figure>
+{% endlocalize %}
+"""  # noqa: E501  (the template's own lines)
+
+
+def board_positions() -> list[dict[str, Any]]:
+    """Views of 4-player board games along a random game: figures big and small, on the
+    start stone and on every path, tiles taken."""
+    from games.engine import game_class
+    from games.engine.base import SPECTATOR
+
+    game = game_class("keltis").new(4, {"seed": 11})
+    bot, views = RandomBot(3), []
+    for step in range(400):
+        if game.finished:
+            break
+        if step % 40 == 0:
+            views.append(game.view(SPECTATOR))
+        game.apply(bot.choose(game))
+    return [*views, game.view(SPECTATOR)]
+
+
+@pytest.mark.parametrize("language", ["en", "hu", "pl", "cs", "sk", "ru", "de"])
+def test_figures_and_the_board_written_in_python_are_the_templates_byte_for_byte(
+    language: str,
+) -> None:
+    from django.template import Context, Template
+    from django.utils import translation
+
+    from games.presenters.board import board_svg, make_figure
+    from games.templatetags.board_drawing import board_drawing
+    from games.templatetags.figure_icons import figure_icon
+
+    icon, board = Template(FIGURE_ICON_TEMPLATE), Template(BOARD_TEMPLATE)
+    names = ["anna", "<b>bela</b>", "cecil & co", 'd"or']
+    with translation.override(language):
+        for seat in range(4):
+            for big in (False, True):
+                f = make_figure(seat, names[seat], "r", 4, big, 10.5, 3)
+                assert figure_icon(f) == icon.render(Context({"f": f}))
+        for view in board_positions():
+            svg = board_svg(view, names)
+            assert board_drawing(svg) == board.render(Context({"board": svg}))
+
+
+CSRF = re.compile(r'name="csrfmiddlewaretoken" value="[^"]+"')
+PLAYERS = re.compile(r'<section class="players" id="players">.*?</section>', re.S)
+YOU = '<span class="badge badge--you">you</span>'
+ME = re.compile(r'<article class="player[^"]* player-me" data-seat="(\d+)">')
+
+
+def whole(user: Any | None, game: Game, language: str = "en") -> str:
+    """The whole page, its CSRF tokens aside (a new one every request, cached or not)."""
+    return CSRF.sub('name="csrfmiddlewaretoken" value=""', page(user, game, language))
+
+
+@pytest.mark.parametrize("kind", ["keltis", "keltis-cards"])
+def test_a_whole_page_from_the_cache_is_the_page_drawn_afresh(make_user: Any, kind: str) -> None:
+    game, users = duel(make_user, kind)
+    move(game, users)
+    cecil = make_user("cecil")  # a visitor without a seat
+    for viewer in (*users, cecil, None):
+        for language in ("en", "hu"):
+            cache.clear()
+            drawn = whole(viewer, game, language)
+            assert whole(viewer, game, language) == drawn  # every drawing a hit now
+    # the page holds what was cached: the table, the piles, the players' panels
+    assert '<section class="piles"' in drawn and '<article class="player' in drawn
+
+
+@pytest.mark.parametrize("kind", ["keltis", "keltis-cards"])
+def test_each_player_is_you_in_their_own_panels_only(make_user: Any, kind: str) -> None:
+    game, (anna, bela) = duel(make_user, kind)
+    cecil = make_user("cecil")
+    cache.clear()
+    for _ in range(2):  # drawn, then read from the cache, in turns
+        for seat, user in enumerate((anna, bela)):
+            players = PLAYERS.search(page(user, game)).group(0)
+            assert players.count(YOU) == 1
+            assert ME.findall(players) == [str(seat)]  # their own panel, nobody else's
+        for visitor in (cecil, None):
+            assert YOU not in PLAYERS.search(page(visitor, game)).group(0)
+    seated = cache.get(key_of("players" if kind == "keltis" else "cards_table", game, anna))
+    shared = cache.get(key_of("players" if kind == "keltis" else "cards_table", game))
+    assert YOU in seated and YOU not in shared
+
+
+def test_a_move_or_a_seat_retired_draws_the_players_again(make_user: Any) -> None:
+    from games.models import Seat
+
+    game, users = duel(make_user)
+    before = PLAYERS.search(page(users[0], game)).group(0)
+    move(game, users)  # the panel of the player to move changes
+    after = PLAYERS.search(page(users[0], game)).group(0)
+    assert after != before
+    cache.clear()
+    assert after == PLAYERS.search(page(users[0], game)).group(0)  # as drawn afresh
+    # a seat retired with no move (its last timeout ended the game early, say): drawn anew
+    Seat.objects.filter(game=game, index=1).update(retired=True, timeouts=3)
+    retired = PLAYERS.search(page(users[0], game)).group(0)
+    assert "badge--retired" in retired and "badge--retired" not in after
+
+
+#: the loop of games/_players.html over a panel's columns, before column_row wrote each row
+COLUMN_ROWS_TEMPLATE = """{% load card_chips figure_icons i18n %}{% for col in p.columns %}
+      <tr class="column column-{{ col.colour }}{% if not col.cards %} column-empty{% endif %}">
+        <th scope="row"><span class="swatch swatch-{{ col.colour }}" aria-hidden="true"></span>{{ col.label }}</th>
+        <td class="column-cards">{% for c in col.cards %}{{ c|card_chip }}{% empty %}<span class="muted">—</span>{% endfor %}</td>
+        <td class="column-dir" title="{{ col.direction_text }}">{% if col.arrow %}<span aria-hidden="true">{{ col.arrow }}</span><span class="vh">{{ col.direction_text }}</span>{% endif %}
+          {% if col.sealed %}<span class="badge">{% translate "sealed" %}</span>{% elif col.closed %}<span class="badge">{% translate "closed" %}</span>{% endif %}</td>
+        {% if is_board %}<td class="column-figure" title="{{ col.figure_title }}">{% if col.figure_icon %}{{ col.figure_icon|figure_icon }} {{ col.figure }}{% endif %}</td>{% endif %}
+      </tr>
+      {% endfor %}"""  # noqa: E501  (the template's own lines)
+
+
+@pytest.mark.parametrize("language", ["en", "hu", "de"])
+@pytest.mark.parametrize("kind", ["keltis", "keltis-cards"])
+def test_a_column_row_written_in_python_is_the_templates_byte_for_byte(
+    kind: str, language: str
+) -> None:
+    from django.template import Context, Template
+    from django.utils import translation
+
+    from games.engine import game_class
+    from games.engine.base import SPECTATOR
+    from games.presenters.table import table_view
+    from games.selectors import SeatInfo
+
+    rows = Template(COLUMN_ROWS_TEMPLATE)
+    python = Template("{% load table_rows %}{% for col in p.columns %}{% column_row col %}{% endfor %}")  # fmt: skip  # noqa: E501
+    seats = [SeatInfo(i, f"<p{i}>", False, None, False, None, None) for i in range(3)]
+    game, bot, seen = game_class(kind).new(3, {"seed": 4}), RandomBot(5), set()
+    with translation.override(language):
+        for step in range(1000):
+            if step % 25 == 0 or game.finished:
+                for p in table_view(kind, game.view(SPECTATOR), seats).players:
+                    context = {"p": p, "is_board": kind == "keltis"}
+                    html = rows.render(Context(context))
+                    assert python.render(Context(context)) == html
+                    seen |= {c.direction for c in p.columns} | {
+                        "sealed" for c in p.columns if c.sealed
+                    } | {"closed" for c in p.columns if c.closed}
+            if game.finished:
+                break
+            game.apply(bot.choose(game))
+    assert {"", "open", "ascending", "descending"} <= seen  # every kind of row was compared
+
+
+#: the loop of games/_actions.html over a group's moves, before action_forms wrote the forms
+ACTION_FORMS_TEMPLATE = """{% load l10n %}{% for choice in group.choices %}
+      <form method="post" action="{{ act_url }}" class="act-form">{% csrf_token %}
+        <input type="hidden" name="action" value="{{ choice.action }}">
+        <input type="hidden" name="seq" value="{{ game.seq|unlocalize }}">
+        <button type="submit" class="act act-{{ choice.style }}"{% if choice.target %} data-target="{{ choice.target }}"{% endif %}{% if choice.place %} data-place="{{ choice.place }}"{% endif %}{% if choice.short != choice.label %} title="{{ choice.label }}"{% endif %}>{% if group.card %}<span class="vh">{{ group.title }}: </span>{% endif %}{{ choice.short }}</button>
+      </form>
+    {% endfor %}"""  # noqa: E501  (the template's own lines)
+
+
+@pytest.mark.parametrize("language", ["en", "hu", "de"])
+@pytest.mark.parametrize("kind", ["keltis", "keltis-cards"])
+def test_action_forms_written_in_python_are_the_templates_byte_for_byte(
+    kind: str, language: str
+) -> None:
+    from types import SimpleNamespace
+
+    from django.template import Context, Template
+    from django.utils import translation
+
+    from games.engine import game_class
+    from games.presenters.actions import action_groups
+
+    old = Template(ACTION_FORMS_TEMPLATE)
+    new = Template("{% load action_forms %}{% action_forms group %}")
+    game, bot, compared = game_class(kind).new(2, {"seed": 8}), RandomBot(2), 0
+    with translation.override(language):
+        for step in range(300):
+            if game.finished:
+                break
+            if step % 15 == 0:
+                view = game.view(game.to_move)
+                for group in action_groups(kind, game.legal(), view):
+                    context = {
+                        "group": group, "act_url": "/games/7/act/", "csrf_token": "t<0>k",
+                        "game": SimpleNamespace(seq=1234 + step),
+                    }  # fmt: skip
+                    assert new.render(Context(context)) == old.render(Context(context))
+                    compared += 1
+            game.apply(bot.choose(game))
+    assert compared > 20
+
+
+def test_a_page_reads_its_drawings_in_one_round_trip_and_stores_them_in_one(
+    make_user: Any, monkeypatch: Any
+) -> None:
+    from games import drawings
+
+    game, (anna, _bela) = duel(make_user)
+    calls: list[tuple[str, int]] = []
+
+    class Recorder:
+        """The cache as games.drawings sees it, each call written down."""
+
+        def __getattr__(self, name: str) -> Any:
+            method = getattr(cache, name)
+
+            def call(keys: Any, *args: Any, **kwargs: Any) -> Any:
+                calls.append((name, 1 if isinstance(keys, str) else len(keys)))
+                return method(keys, *args, **kwargs)
+
+            return call
+
+    monkeypatch.setattr(drawings, "cache", Recorder())
+    cache.clear()
+    # asked for: every drawing of the template (the card game's table too, unused here) ...
+    page(anna, game)
+    # ... drawn and stored: the board, the piles, the players, the hand
+    assert calls == [("get_many", 5), ("set_many", 4)]
+    calls.clear()
+    page(anna, game)  # all from the cache
+    assert calls == [("get_many", 5)]

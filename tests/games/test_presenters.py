@@ -20,6 +20,7 @@ from games.engine.bots import GreedyBot, RandomBot
 from games.engine.cards import COLOURS
 from games.presenters.actions import target_place
 from games.selectors import SeatInfo
+from games.templatetags.board_drawing import board_drawing
 
 BOARD, CARDS = "keltis", "keltis-cards"
 
@@ -367,7 +368,7 @@ def test_svg_numbers_stay_numbers_in_every_language(language: str) -> None:
     """Languages with a decimal comma must not turn 138.0 into 138,0 inside the SVG."""
     svg = presenters.board_svg(board_view(), ["a", "b", "c", "d"])
     with translation.override(language):
-        html = render_to_string("games/_board_svg.html", {"board": svg})
+        html = board_drawing(svg)
     numbers = re.findall(r'\s(?:x|y|cx|cy|x1|y1|x2|y2|r|rx|ry|width|height)="([^"]*)"', html)
     assert numbers and all(re.fullmatch(r"-?\d+(\.\d+)?", n) for n in numbers)
     assert re.findall(r"translate\(([^)]*)\)", html)
@@ -392,3 +393,20 @@ def test_svg_numbers_stay_numbers_in_every_language(language: str) -> None:
 )
 def test_a_card_action_names_where_its_card_goes(kind: str, action: str, place: str) -> None:
     assert target_place(kind, action) == place
+
+
+def test_a_cards_words_are_kept_per_language() -> None:
+    """card_name, chip and colour_label keep what they worded (issue 21): by language."""
+    from games.presenters.cards import card_name, chip, colour_label
+
+    def words() -> tuple[str, str, str]:
+        return card_name("r7"), chip("rx").name, colour_label("b")
+
+    with translation.override("en"):
+        english = words()
+    with translation.override("de"):
+        german = words()
+    with translation.override("en"):
+        assert words() == english == ("red 7", "red closing card", "blue")
+    assert all(g != e for g, e in zip(german, english, strict=True))
+    assert card_name("??") == "??" and chip("??").css == "kcard-unknown"

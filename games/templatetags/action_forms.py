@@ -1,0 +1,60 @@
+"""``{% action_forms group %}``: the buttons of one group of the player's moves, each in its
+form, written in Python: a turn shows a form per legal move, and the template's loop (the
+address, the CSRF field, the hidden fields) cost more than the rest of the moves' section
+(issue 21). The markup is the one games/_actions.html held in its loop, byte for byte; the
+page's CSRF field is worked out once for all its forms (any masked token of the session's
+secret is valid), not once per form."""
+
+from __future__ import annotations
+
+import html
+
+from django import template
+from django.utils.safestring import SafeData, SafeString, mark_safe
+
+from games.presenters.actions import ActionGroup
+
+register = template.Library()
+
+
+def _e(value: object) -> str:
+    """As the template escaped a value (html.escape, as Django's own escape)."""
+    return value if isinstance(value, SafeData) else html.escape(str(value))
+
+
+def csrf_field(context: template.Context) -> str:
+    """What ``{% csrf_token %}`` draws, once per page (kept in the render context)."""
+    cached = context.render_context.get("action_forms_csrf")
+    if cached is None:
+        token = context.get("csrf_token")
+        if not token or token == "NOTPROVIDED":
+            cached = ""
+        else:
+            cached = f'<input type="hidden" name="csrfmiddlewaretoken" value="{_e(token)}">'
+        context.render_context["action_forms_csrf"] = cached
+    return cached
+
+
+@register.simple_tag(takes_context=True)
+def action_forms(context: template.Context, group: ActionGroup) -> SafeString:
+    url, csrf = _e(context.get("act_url", "")), csrf_field(context)
+    seq = _e(context["game"].seq)
+    title = f'<span class="vh">{_e(group.title)}: </span>' if group.card else ""
+    forms = []
+    for choice in group.choices:
+        extra = ""
+        if choice.target:
+            extra += f' data-target="{_e(choice.target)}"'
+        if choice.place:
+            extra += f' data-place="{_e(choice.place)}"'
+        if choice.short != choice.label:
+            extra += f' title="{_e(choice.label)}"'
+        forms.append(
+            f'\n      <form method="post" action="{url}" class="act-form">{csrf}\n'
+            f'        <input type="hidden" name="action" value="{_e(choice.action)}">\n'
+            f'        <input type="hidden" name="seq" value="{seq}">\n'
+            f'        <button type="submit" class="act act-{_e(choice.style)}"{extra}>'
+            f"{title}{_e(choice.short)}</button>\n"
+            "      </form>\n    "
+        )
+    return mark_safe("".join(forms))

@@ -1,0 +1,102 @@
+"""``{{ board|board_drawing }}``: the board game's board (games.presenters.board.BoardSvg) as
+SVG, written in Python: 45 stones, their tiles and every figure took a template most of a game
+page's time whenever a position was first drawn, and on every step of the history page
+(issue 21). The markup is the one games/_board_svg.html held, byte for byte (numbers
+unlocalized, as ``{% localize off %}`` wrote them)."""
+
+from __future__ import annotations
+
+import html
+
+from django import template
+from django.utils.safestring import SafeData, SafeString, mark_safe
+from django.utils.translation import gettext as _
+
+from games.presenters.board import BoardSvg, Stone
+
+from .figure_icons import figure_dot, figure_outline
+
+register = template.Library()
+
+TILE_SHAPES = {
+    "wish": '<polygon points="0,-10 8,0 0,10 -8,0"/><polygon class="tile-wish-shine" '
+    'points="0,-10 3,-2 0,0 -3,-2"/>\n      \n',
+    "clover": '<line x1="0" y1="2" x2="1.5" y2="10"/><circle cx="0" cy="-4.5" r="4.3"/>'
+    '<circle cx="-4.6" cy="1.6" r="4.3"/><circle cx="4.6" cy="1.6" r="4.3"/>\n      \n',
+}
+
+
+def _e(value: object) -> str:
+    """As the template escaped a value (html.escape, as Django's own escape), but quicker."""
+    return value if isinstance(value, SafeData) else html.escape(str(value))
+
+
+def _stone(s: Stone) -> str:
+    css = (" stone-goal" if s.goal else "") + (" stone-end" if s.end else "")
+    html = (
+        f'\n  <g class="stone{css}" data-stone="{_e(s.colour)}{s.number}">\n'
+        f"    <title>{_e(s.title)}</title>\n"
+        f'    <circle cx="{s.x}" cy="{s.y}" r="{s.r}" fill="{_e(s.fill)}" '
+        f'stroke="{_e(s.stroke)}"/>\n'
+        f'    <text class="stone-value" x="{s.x}" y="{s.y}">{s.value}</text>\n    '
+    )
+    tile = s.tile
+    if tile:
+        shape = TILE_SHAPES.get(tile.kind) or (
+            '<rect x="-9" y="-9" width="18" height="18" rx="3"/>'
+            f'<text x="0" y="0.5">{_e(tile.text)}</text>\n'
+        )
+        html += (
+            f'<g class="tile tile-{_e(tile.kind)}" transform="translate({tile.x} {tile.y})">'
+            f"<title>{_e(tile.title)}</title>\n      {shape}    </g>"
+        )
+    return html + "\n  </g>\n  "
+
+
+@register.filter
+def board_drawing(board: BoardSvg) -> SafeString:
+    b = board
+    # worded outside the f-strings below, where xgettext would not find them
+    title, goal, start = (
+        _("The board: five paths of nine stones from the start stone"),
+        _("goal area"),
+        _("start"),
+    )
+    parts = [
+        '\n<figure class="board">\n'
+        f'<svg class="board-svg" viewBox="0 0 {b.width} {b.height}" role="img" '
+        'aria-labelledby="board-title" xmlns="http://www.w3.org/2000/svg">\n'
+        '  <title id="board-title">'
+        f"{_e(title)}</title>\n"
+        f'  <rect class="goal-band" x="4" y="{b.goal_top}" width="{b.width - 8}" '
+        f'height="{b.goal_height}" rx="12"/>\n'
+        f'  <text class="goal-label" transform="translate(16 {b.goal_label_y}) rotate(-90)">'
+        f"{_e(goal)}</text>\n  "
+    ]
+    parts.extend(
+        f'<line class="path-line" x1="{line.x1}" y1="{line.y1}" x2="{line.x2}" y2="{line.y2}" '
+        f'stroke="{_e(line.stroke)}"/>\n  '
+        for line in b.lines
+    )
+    parts.append("\n  ")
+    parts.extend(
+        f'<text class="path-head" x="{h.x}" y="{h.y}" fill="{_e(h.stroke)}">{_e(h.label)}'
+        "</text>\n  "
+        for h in b.heads
+    )
+    parts.append(
+        f'\n  <ellipse class="start-stone" cx="{b.start_x}" cy="{b.start_y}" '
+        f'rx="{b.start_rx}" ry="{b.start_ry}"/>\n'
+        f'  <text class="start-label" x="{b.start_label_x}" y="{b.start_y}">'
+        f"{_e(start)}</text>\n  "
+    )
+    parts.extend(_stone(s) for s in b.stones)
+    parts.append('\n  <g class="figures">\n  ')
+    parts.extend(
+        f'\n  <g class="figure{" figure-big" if f.big else ""}" data-seat="{f.seat}" '
+        f'transform="translate({f.x} {f.y})"><title>{_e(f.title)}</title>\n'
+        f"    {figure_outline(f)}\n    {figure_dot(f)}\n  </g>\n  "
+        for f in b.figures
+    )
+    parts.append("\n  </g>\n</svg>\n</figure>\n\n")  # the template file ended with a newline
+    return mark_safe("".join(parts))
