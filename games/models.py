@@ -13,7 +13,7 @@ from typing import Any
 from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models, router
-from django.db.models import Q
+from django.db.models import F, Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
@@ -125,6 +125,14 @@ class Game(models.Model):
                 fields=["id"],
                 name="game_waiting_for_bots",
                 condition=Q(status="running", to_move__isnull=False, deadline__isnull=True),
+            ),
+            # the lobby's latest started games (listings.recent_running_games): without it
+            # every running game is read and sorted (40 ms at 50,000 of them)
+            models.Index(
+                F("started_at").desc(),
+                F("id").desc(),
+                name="game_running_latest",
+                condition=Q(status="running"),
             ),
         ]
 
