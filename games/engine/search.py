@@ -65,9 +65,9 @@ class Budget:
     finish_within: int = 3
 
 
-#: the card game's playouts look two rounds ahead in a 2-player game, one at 3-4 players (a
-#: round costs more there), and value the position with the heuristic (until the deck runs low:
-#: Budget.finish_within); the board game's play to the end. Per game, then per player count.
+#: the card game's playouts look two rounds ahead in a 2-player game, one at 3-4 players (two
+#: did no better at 4-player tables, see docs/bots.md), and value the position with the
+#: heuristic (until the deck runs low: Budget.finish_within); the board game's play to the end.
 GAME_HORIZON: dict[str, int | None] = {BoardGame.name: None, "keltis-cards": 1}
 PLAYERS_HORIZON: dict[tuple[str, int], int] = {("keltis-cards", 2): 2}
 #: more candidates cost more playouts each; the card game's are cheaper (one round ahead)
