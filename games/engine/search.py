@@ -51,8 +51,8 @@ class Budget:
     #: candidate actions (the greedy heuristic's best) compared by the rollouts; None takes
     #: each game's default (GAME_CANDIDATES)
     candidates: int | None = None
-    #: playouts stop at the bot's ``horizon``-th next turn and are valued there; None: play to
-    #: the end. None takes each game's default (GAME_HORIZON)
+    #: playouts stop at the bot's ``horizon``-th next turn and are valued there; 0: play to the
+    #: end. None takes each game's default (GAME_HORIZON)
     horizon: int | None = None
     #: another candidate replaces the heuristic's choice only when its mean gain over the same
     #: worlds exceeds this many standard errors: few noisy playouts do not overrule it
@@ -60,11 +60,16 @@ class Budget:
     #: with fewer worlds than this the heuristic's choice stands: a standard error from a
     #: handful of playouts is itself too noisy (4-player card games fit only a few)
     min_worlds: int = 8
+    #: with at most this many deck cards left per player, playouts run to the end whatever the
+    #: horizon: the last turns decide the game and are cheap to play out
+    finish_within: int = 3
 
 
-#: the card game's greedy bot is slow (it tries each action on a copy), so its playouts look one
-#: round ahead and value the position with the heuristic; the board game's play to the end
+#: the card game's playouts look two rounds ahead in a 2-player game, one at 3-4 players (two
+#: did no better at 4-player tables, see docs/bots.md), and value the position with the
+#: heuristic (until the deck runs low: Budget.finish_within); the board game's play to the end.
 GAME_HORIZON: dict[str, int | None] = {BoardGame.name: None, "keltis-cards": 1}
+PLAYERS_HORIZON: dict[tuple[str, int], int] = {("keltis-cards", 2): 2}
 #: more candidates cost more playouts each; the card game's are cheaper (one round ahead)
 GAME_CANDIDATES: dict[str, int] = {BoardGame.name: 3, "keltis-cards": 4}
 
@@ -121,7 +126,11 @@ def judge(view: dict[str, Any], seed: int, budget: Budget, include: str | None =
     candidates = _candidates(first, limit, include)
     if len(candidates) == 1:
         return Judgement(candidates[0], {candidates[0]: 0.0}, 0)
-    horizon = budget.horizon if budget.horizon is not None else GAME_HORIZON.get(view["game"])
+    horizon = budget.horizon
+    if horizon is None:
+        horizon = PLAYERS_HORIZON.get((view["game"], first.n_players), GAME_HORIZON[view["game"]])
+    if not horizon or first.deck_count <= budget.finish_within * first.n_players:
+        horizon = None
     results: dict[str, list[float]] = {action: [] for action in candidates}
     worlds = 0
     world = first
