@@ -22,7 +22,7 @@ from accounts.display_names import (
     name_keys,
     validate_characters,
 )
-from games.prepared import Prepared
+from keltis_site.prepared import Prepared
 
 
 def validate_time_zone(value: str) -> None:
@@ -63,7 +63,7 @@ class EmailMode(models.TextChoices):
 class UserManager(DjangoUserManager["User"]):
     """Django's, with the read every request of a logged-in player makes, the session's user by
     primary key alone (``ModelBackend.get_user``), compiled to SQL once per process
-    (games.prepared): building and compiling that queryset cost more CPU than the query."""
+    (keltis_site.prepared): building and compiling that queryset cost more CPU than the query."""
 
     def get(self, *args: Any, **kwargs: Any) -> User:
         if args or kwargs.keys() != {"pk"} or type(kwargs["pk"]) is not int:

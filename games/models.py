@@ -17,8 +17,9 @@ from django.db.models import F, Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from keltis_site.prepared import PreparedInsert
+
 from . import event_chain
-from .prepared import PreparedInsert
 
 
 class GameKind(models.TextChoices):
@@ -268,7 +269,7 @@ class Event(models.Model):
         self.link(prev_hash=prev_hash, using=kwargs.get("using"))
         if args or kwargs.keys() - {"using"} or self.pk is not None:
             super().save(*args, **kwargs)
-        else:  # the plain insert of every action: its SQL written once (games.prepared)
+        else:  # the plain insert of every action: its SQL written once (keltis_site.prepared)
             db = kwargs.get("using") or router.db_for_write(Event, instance=self)
             _EVENT_INSERT.run(self, using=db)
 

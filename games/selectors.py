@@ -17,10 +17,10 @@ from django.db.models import Exists, OuterRef, QuerySet
 from games.engine import Game as EngineGame
 from games.engine.base import SPECTATOR
 from games.engine.records import Record
+from keltis_site.prepared import Prepared
 
 from .integrity import LogNotReplayable
 from .models import Event, EventSource, Game, GameStatus, Seat
-from .prepared import Prepared
 from .rated import RatedStatus, rated_status
 from .state import apply_stored, engine_start, engine_state
 
@@ -111,7 +111,7 @@ class RecordNotAvailable(Exception):
     """The record of a game that has not finished: it would reveal hands and the deck order."""
 
 
-#: the game page's reads, compiled once (games.prepared): the game with its snapshot ...
+#: the game page's reads, compiled once (keltis_site.prepared): the game with its snapshot ...
 GAME_WITH_SNAPSHOT = Prepared(
     lambda pk: Game.objects.select_related("snapshot").filter(pk=pk).order_by()
 )

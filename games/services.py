@@ -26,12 +26,12 @@ from django.utils.translation import gettext_lazy as _
 
 from games.engine import Game as EngineGame
 from games.engine import IllegalAction, RecordError, game_class
+from keltis_site.prepared import Prepared, PreparedUpdate
 
 from . import clock, creation_limits, due
 from .after_response import call_after_response
 from .integrity import LogNotReplayable, game_freeze
 from .models import BotKind, Event, EventSource, Game, GameStatus, Seat, Snapshot
-from .prepared import Prepared, PreparedUpdate
 from .rated import rated_status
 from .state import engine_start, engine_state
 
@@ -403,7 +403,7 @@ def _logged(submit: Callable[P, Submitted]) -> Callable[P, Submitted]:
     return logged
 
 
-#: the two reads of every action, compiled once (games.prepared): the game, locked, with its
+#: the two reads of every action, compiled once (keltis_site.prepared): the game, locked, with its
 #: snapshot (not locked: written below only where its seq is still the one read) ...
 _GAME_LOCKED = Prepared(
     lambda pk: (
@@ -418,7 +418,7 @@ _SEATS_WITH_USERS = Prepared(
     lambda game_id: Seat.objects.filter(game_id=game_id).select_related("user")
 )
 
-#: the action's writes, their SQL written once (games.prepared): the snapshot moved on where
+#: the action's writes, their SQL written once (keltis_site.prepared): the snapshot moved on where
 #: it is still the one read, and the game's changed columns
 _SNAPSHOT_MOVE = PreparedUpdate(Snapshot, ["seq", "data"], where=["game", "seq"])
 _GAME_UPDATES: dict[tuple[str, ...], PreparedUpdate] = {}

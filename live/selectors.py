@@ -8,7 +8,7 @@ from django.db import connection
 from django.db.models import Count, F
 
 from games.models import Game, GameStatus, Seat
-from games.prepared import Prepared
+from keltis_site.prepared import Prepared
 
 from .messages import GameChange
 
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 ACTIVE = (GameStatus.OPEN, GameStatus.RUNNING)
 
 
-#: compiled once (games.prepared): the seats' users with their game's columns
+#: compiled once (keltis_site.prepared): the seats' users with their game's columns
 _SEATS_AND_GAME = Prepared(
     lambda game_id: (
         Seat.objects.filter(game_id=game_id)
@@ -129,7 +129,7 @@ def kept_mark(change: GameChange, *, user_id: int | None, game_id: int | None, l
     return lobby and change.status == GameStatus.OPEN
 
 
-#: compiled once (games.prepared): the seats whose running game waits for their user, read on
+#: compiled once (keltis_site.prepared): the seats whose running game waits for their user, read on
 #: every page a player opens (the header's count)
 _SEATS_TO_MOVE = Prepared(
     lambda user_id: (

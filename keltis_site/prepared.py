@@ -1,4 +1,5 @@
-"""Queries of the action's path compiled to SQL once per process instead of once per call.
+"""Queries of the hot paths (the action, the game page, the session's user) compiled to SQL
+once per process instead of once per call.
 
 Every action reads the game (locked, with its snapshot) and its seats (with their users). The
 ORM builds, clones and compiles those querysets anew each time: about a millisecond of CPU per

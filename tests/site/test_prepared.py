@@ -1,4 +1,4 @@
-"""games.prepared: the action's reads compiled once give what their querysets give."""
+"""keltis_site.prepared: the action's reads compiled once give what their querysets give."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from django.db import transaction
 from django.forms.models import model_to_dict
 
 from games.models import Game, Seat
-from games.prepared import Prepared
 from games.services import _GAME_LOCKED, _SEATS_WITH_USERS, game_create, game_join
+from keltis_site.prepared import Prepared
 
 pytestmark = pytest.mark.django_db
 
@@ -77,7 +77,7 @@ def test_the_prepared_writes_store_what_the_orm_would(make_user: Any) -> None:
     from django.utils import timezone
 
     from games.models import Event, Snapshot
-    from games.prepared import PreparedUpdate
+    from keltis_site.prepared import PreparedUpdate
 
     game = started_game(make_user)
     head = game.chain_head
@@ -102,7 +102,7 @@ def test_a_model_whose_database_makes_a_value_is_refused() -> None:
     """An insert of every column would overwrite what the database makes (here a default of
     the database's own): such a model keeps Model.save."""
     from accounts.models import User
-    from games.prepared import PreparedInsert
+    from keltis_site.prepared import PreparedInsert
 
     with pytest.raises(ValueError):
         PreparedInsert(User)
