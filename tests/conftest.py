@@ -50,6 +50,19 @@ def _fresh_cache(settings: Any) -> None:
     cache.clear()
 
 
+@pytest.fixture(autouse=True)
+def _default_language() -> Iterator[None]:
+    """Each test starts in the site's default language: a page a player of another language
+    opens activates theirs in this thread (the middleware), and it must not carry over into
+    the next test's texts."""
+    from django.conf import settings
+    from django.utils import translation
+
+    translation.activate(settings.LANGUAGE_CODE)
+    yield
+    translation.activate(settings.LANGUAGE_CODE)
+
+
 @pytest.fixture
 def make_user(db: None) -> Callable[..., Any]:
     """A factory of players: ``make_user()`` or ``make_user("anna", time_zone=...)``; the
