@@ -249,11 +249,14 @@ def test_workers_collect_cycles_between_requests_not_during_them() -> None:
         kept = [[n] for n in range(50)]  # made by a request, alive after it
         for _ in range(99):
             conf["post_request"](worker, None, {}, None)
-        assert gc.get_freeze_count() == frozen
+        # nothing frozen by the young collections (a frozen object may still die of its
+        # references going, so the count can fall by one or two, never grow by ``kept``)
+        middle = gc.get_freeze_count()
+        assert middle <= frozen
         conf["post_request"](worker, None, {}, None)
         after = [s["collections"] for s in gc.get_stats()]
         assert [a - b for a, b in zip(after, before, strict=True)] == [90, 9, 1]
-        assert gc.get_freeze_count() >= frozen + len(kept)
+        assert gc.get_freeze_count() >= middle + len(kept)
     finally:
         gc.unfreeze()
         gc.enable()
