@@ -61,8 +61,9 @@ class Budget:
     #: handful of playouts is itself too noisy (4-player card games fit only a few)
     min_worlds: int = 8
     #: with at most this many deck cards left per player, playouts run to the end whatever the
-    #: horizon: the last turns decide the game and are cheap to play out
-    finish_within: int = 3
+    #: horizon: the last turns decide the game and are cheap to play out. None takes the
+    #: table's default (PLAYERS_FINISH_WITHIN, else 3)
+    finish_within: int | None = None
 
 
 #: the card game's playouts look two rounds ahead in a 2-player game, one at 3-4 players (two
@@ -70,6 +71,9 @@ class Budget:
 #: heuristic (until the deck runs low: Budget.finish_within); the board game's play to the end.
 GAME_HORIZON: dict[str, int | None] = {BoardGame.name: None, "keltis-cards": 1}
 PLAYERS_HORIZON: dict[tuple[str, int], int] = {("keltis-cards", 2): 2}
+#: at 3-4 player card tables the playouts look one round ahead, so they run to the end from
+#: further out: 8 deck cards a player (the bench's 4-player tables, docs/bots.md); else 3
+PLAYERS_FINISH_WITHIN: dict[tuple[str, int], int] = {("keltis-cards", 3): 8, ("keltis-cards", 4): 8}
 #: more candidates cost more playouts each; the card game's are cheaper (one round ahead)
 GAME_CANDIDATES: dict[str, int] = {BoardGame.name: 3, "keltis-cards": 4}
 
@@ -129,7 +133,10 @@ def judge(view: dict[str, Any], seed: int, budget: Budget, include: str | None =
     horizon = budget.horizon
     if horizon is None:
         horizon = PLAYERS_HORIZON.get((view["game"], first.n_players), GAME_HORIZON[view["game"]])
-    if not horizon or first.deck_count <= budget.finish_within * first.n_players:
+    finish = budget.finish_within
+    if finish is None:
+        finish = PLAYERS_FINISH_WITHIN.get((view["game"], first.n_players), 3)
+    if not horizon or first.deck_count <= finish * first.n_players:
         horizon = None
     results: dict[str, list[float]] = {action: [] for action in candidates}
     worlds = 0
