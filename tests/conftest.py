@@ -77,3 +77,21 @@ def make_user(db: None) -> Callable[..., Any]:
         )
 
     return make
+
+
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(
+    django_db_modify_db_settings_parallel_suffix: None, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """On SQLite the tests use a database file, as the embedded default does, not Django's
+    in-memory test database. That one is shared between threads through SQLite's shared
+    cache, which locks whole tables: a live or stream server thread reading while the test
+    wrote failed at once with "table is locked" (SQLITE_LOCKED, which no busy timeout waits
+    for), a failure production's file never gives. A file in WAL mode lets readers read
+    while a writer writes, and a writer wait its turn."""
+    from django.conf import settings
+
+    database = settings.DATABASES["default"]
+    if database["ENGINE"] == "django.db.backends.sqlite3":
+        folder = tmp_path_factory.mktemp("database")
+        database.setdefault("TEST", {})["NAME"] = str(folder / "test.sqlite3")

@@ -16,7 +16,6 @@ from api.bot_accounts import account_make_bot
 from games import selectors
 from games.models import Event, GameStatus
 from games.services import game_create
-from tests.api.conftest import while_locked
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -47,7 +46,7 @@ def test_the_example_bot_plays_a_whole_game_against_page_moves(
         if game.to_move == 0:
             view = selectors.game_page(game=game, user=person)
             move = {"action": rng.choice(view.legal), "seq": game.seq}
-            response = while_locked(page.post, reverse("game_act", args=[game.pk]), move)
+            response = page.post(reverse("game_act", args=[game.pk]), move)
             assert response.status_code == 303
         else:
             taken = BOT["play_all"](client, rng)

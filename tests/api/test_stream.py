@@ -15,7 +15,6 @@ from games.engine.bots import RandomBot
 from games.models import Game, GameStatus
 from games.services import action_submit, game_create, game_join
 from games.state import engine_state
-from tests.api.conftest import while_locked
 from tests.live.conftest import HttpStream, StreamServer, serve_stream, stop_stream
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -84,10 +83,9 @@ def _turn(game: Game, users: list[Any], seed: int = 1) -> None:
     seat = game.to_move
     while game.status == GameStatus.RUNNING and game.to_move == seat:
         action = RandomBot(seed).choose(engine_state(game))
-        while_locked(
-            action_submit, game_id=game.pk, seat=seat, action=action, expected_seq=game.seq,
-            user=users[seat],
-        )  # fmt: skip
+        action_submit(
+            game_id=game.pk, seat=seat, action=action, expected_seq=game.seq, user=users[seat]
+        )
         game.refresh_from_db()
 
 

@@ -29,8 +29,8 @@ def test_outside_a_request_the_call_runs_at_once() -> None:
 def no_connection_handling() -> Iterator[None]:
     """These tests send the request signals without a request: Django's own receivers, which
     close a database connection an earlier test left open, would touch the database, which
-    pytest-django forbids outside database tests (on SQLite the in-memory connection stays
-    open between tests). Only the signal receivers of after_response are under test."""
+    pytest-django forbids outside database tests (on SQLite the connection stays open
+    between tests). Only the signal receivers of after_response are under test."""
     from django.db import close_old_connections
 
     for signal in (request_started, request_finished):

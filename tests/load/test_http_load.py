@@ -29,9 +29,8 @@ from games.services import GameMovedOn
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
-    # The live server's threads share SQLite's one in-memory connection, so two requests at
-    # once are not isolated transactions there (they fail with "database table is locked");
-    # the row locks this test races need a database server.
+    # SQLite has no row locks (it serialises whole writes): the row locks this test races
+    # need a database server.
     pytest.mark.skipif(connection.vendor != "postgresql", reason="needs PostgreSQL"),
 ]
 
