@@ -10,13 +10,17 @@ wall-clock p95 beside it shows what a shared machine added.
 Targets (issue 17): at least 65% in 2-player games, 40% at 4-player tables, p95 under 1 s.
 
 The bot is handed only its player's view, as on the site. ``--seconds`` and ``--playouts``
-change the budget; ``--seconds 0`` counts playouts only.
+change the budget; ``--seconds 0`` counts playouts only. ``--jobs N`` plays the tables in N
+processes at once (one core each): the same tables, seats and seeds as one process, one table
+printed at the end.
 """
 
 from __future__ import annotations
 
 import argparse
 import datetime
+import itertools
+import multiprocessing
 import statistics
 import sys
 import time
@@ -26,7 +30,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from games.engine import GAMES
-from games.engine.base import Game
 from games.engine.bots import GreedyBot
 from games.engine.determinize import player_view
 from games.engine.search import DEFAULT_BUDGET, Budget, StrongBot
@@ -37,18 +40,19 @@ MAX_GAME_ACTIONS = 3000
 STUCK: list[str] = []
 
 
-def strong_share(
-    cls: type[Game],
-    players: int,
-    games: int,
-    budget: Budget,
-    times: list[float],
-    first: int,
-    walls: list[float] | None = None,
-) -> float:
-    """The strong bot's share of wins over ``games`` tables, its seat moving round the table."""
+def strong_wins(
+    name: str, players: int, first: int, indices: range, budget: Budget
+) -> tuple[float, list[float], list[float]]:
+    """The strong bot's wins (a shared first place counts as a share) over the tables of
+    ``indices``: table ``i`` is dealt from seed ``first + i`` with the strong bot in seat
+    ``i % players``, so a run split into ranges plays the same tables as one run. With the
+    CPU times and the wall times of its searched moves."""
+    cls = GAMES[name]
+    times: list[float] = []
+    walls: list[float] = []
     won = 0.0
-    for i in range(games):
+    total = indices.stop
+    for i in indices:
         seed = first + i
         seat = i % players
         game = cls.new(players, {"seed": seed})
@@ -65,25 +69,63 @@ def strong_share(
                 action = strong.choose_view(view)
                 if len(view["legal"]) > 1:
                     times.append(time.thread_time() - start)
-                    if walls is not None:
-                        walls.append(time.perf_counter() - wall)
+                    walls.append(time.perf_counter() - wall)
             else:
                 action = greedy[to_move].choose(game)
             game.apply(action)
         if not game.finished:  # bots that keep drawing back their discards: scores as they stand
-            STUCK.append(f"{cls.name} {players}p seed {seed}")
+            STUCK.append(f"{name} {players}p seed {seed}")
         scores = game.scores()
         winners = [p for p, score in enumerate(scores) if score == max(scores)]
         if seat in winners:
             won += 1 / len(winners)
+        done = i - indices.start + 1
         print(
-            f"  {cls.name} {players}p table {i + 1}/{games}: strong seat {seat}, "
+            f"  {name} {players}p table {i + 1}/{total}: strong seat {seat}, "
             f"scores {scores}, {len(game.actions)} actions, "
-            f"strong's share so far {won / (i + 1):.2f}",
+            f"strong's share so far {won / done:.2f} (of {done} here)",
             file=sys.stderr,
             flush=True,
         )
-    return won / games
+    return won, times, walls
+
+
+def _wins_part(job: tuple[str, int, int, int, int, Budget]) -> tuple[
+    float, list[float], list[float], list[str]
+]:
+    """One process's part of a run (``--jobs``): its wins, move times and stuck tables."""
+    name, players, first, start, stop, budget = job
+    STUCK.clear()  # a pool's process may take two parts: report each part's own
+    won, times, walls = strong_wins(name, players, first, range(start, stop), budget)
+    return won, times, walls, list(STUCK)
+
+
+def strong_share(
+    name: str,
+    players: int,
+    games: int,
+    budget: Budget,
+    times: list[float],
+    first: int,
+    walls: list[float],
+    jobs: int = 1,
+) -> float:
+    """The strong bot's share of wins over ``games`` tables, its seat moving round the table,
+    played by ``jobs`` processes at once (each a contiguous range of the tables)."""
+    if jobs <= 1 or games < 2:
+        won, part_times, part_walls = strong_wins(name, players, first, range(games), budget)
+        times += part_times
+        walls += part_walls
+        return won / games
+    bounds = [games * k // jobs for k in range(jobs + 1)]
+    parts = [(name, players, first, a, b, budget) for a, b in itertools.pairwise(bounds) if b > a]
+    with multiprocessing.get_context("spawn").Pool(len(parts)) as pool:
+        results = pool.map(_wins_part, parts)
+    for _, part_times, part_walls, stuck in results:
+        times += part_times
+        walls += part_walls
+        STUCK.extend(stuck)
+    return sum(won for won, *_ in results) / games
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -92,12 +134,17 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def run(
-    games: int, tables: int, budget: Budget, names: list[str], seed_offset: int = 0
+    games: int,
+    tables: int,
+    budget: Budget,
+    names: list[str],
+    seed_offset: int = 0,
+    jobs: int = 1,
 ) -> list[str]:
     """The table's lines (also printed as they come)."""
     lines = [
         f"bench/bots.py {datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC, "
-        f"python {sys.version.split()[0]}, one process; budget: {budget}; "
+        f"python {sys.version.split()[0]}, {_processes(jobs)}; budget: {budget}; "
         f"seed offset {seed_offset}",
         "| game | strong vs greedy, 2p | strong at 4p tables (1 vs 3 greedy) "
         "| move p50 (CPU) | p95 (CPU) | p95 (wall) |",
@@ -106,12 +153,11 @@ def run(
     for line in lines:
         print(line, flush=True)
     for name in names:
-        cls = GAMES[name]
         times: list[float] = []
         walls: list[float] = []
         first2, first4 = 10_000 + seed_offset, 20_000 + seed_offset
-        two = strong_share(cls, 2, games, budget, times, first2, walls) if games else 0.0
-        four = strong_share(cls, 4, tables, budget, times, first4, walls) if tables else 0.0
+        two = strong_share(name, 2, games, budget, times, first2, walls, jobs) if games else 0.0
+        four = strong_share(name, 4, tables, budget, times, first4, walls, jobs) if tables else 0.0
         p50 = statistics.median(times) if times else 0.0
         p95 = percentile(times, 0.95)
         row = (
@@ -130,6 +176,10 @@ def run(
     return lines
 
 
+def _processes(jobs: int) -> str:
+    return "one process" if jobs <= 1 else f"{jobs} processes"
+
+
 def _mark(share: float, target: float) -> str:
     return "ok" if share >= target else f"(target {target:.0%})"
 
@@ -144,13 +194,19 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--seed-offset", type=int, default=0, help="deal other games than the default run"
     )
+    parser.add_argument(
+        "--jobs", type=int, default=1,
+        help="processes at once, each a range of the tables (the same tables as one process)",
+    )
     args = parser.parse_args(argv)
     budget = DEFAULT_BUDGET
     if args.playouts is not None:
         budget = replace(budget, playouts=args.playouts)
     if args.seconds is not None:
         budget = replace(budget, seconds=args.seconds or None)
-    run(args.games, args.tables, budget, args.game or sorted(GAMES), args.seed_offset)
+    run(
+        args.games, args.tables, budget, args.game or sorted(GAMES), args.seed_offset, args.jobs
+    )
 
 
 if __name__ == "__main__":
