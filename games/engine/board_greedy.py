@@ -22,7 +22,7 @@ from .board import (
 )
 from .board_layouts import END_STONE, STONE_VALUES
 from .bots import HEURISTICS, SCORERS
-from .cards import ASCENDING, COLOURS, DESCENDING
+from .cards import ASCENDING, COLOUR_INDEX, DESCENDING
 
 START_COST_PER_MISSING_CARD = 2.5  # a path opened without cards to follow stays at -4
 GAP_COST = 0.7  # each value skipped in a column is a card of that colour lost for later
@@ -57,29 +57,32 @@ def _fit(game: BoardGame, p: int, ci: int, value: int) -> float | None:
     return float(abs(value - last)) / 2  # undecided: the gap fixes a direction, half as bad
 
 
-def _colour_cards(hand: list[str], colour: str) -> int:
-    return sum(1 for card in hand if card[0] == colour)
+def _colour_counts(hand: list[str]) -> dict[str, int]:
+    """How many cards of each colour the hand holds (counted once per scoring, not per action)."""
+    counts: dict[str, int] = {}
+    for card in hand:
+        counts[card[0]] = counts.get(card[0], 0) + 1
+    return counts
 
 
-def _keep_value(game: BoardGame, p: int, card: str) -> float:
+def _keep_value(game: BoardGame, p: int, card: str, counts: dict[str, int]) -> float:
     """How much the player loses by giving this card away."""
     colour, value = card[0], int(card[1:])
-    ci = COLOURS.index(colour)
+    ci = COLOUR_INDEX[colour]
     if game.col_cards[p][ci]:
         gap = _fit(game, p, ci, value)
         if gap is None:
             return 0.0
         return max(0.5, 4.0 - GAP_COST * gap)
-    same = _colour_cards(game.hands[p], colour)
+    same = counts.get(colour, 0)
     edge = min(value, 10 - value)
     return max(0.0, same - 1.5) + max(0.0, 2.0 - edge * 0.5)
 
 
-def _play_value(game: BoardGame, p: int, action: str) -> float:
+def _play_value(game: BoardGame, p: int, action: str, counts: dict[str, int]) -> float:
     kind, card, ci, value, extra = ACTIONS[action]
-    hand = game.hands[p]
     if kind == START:  # open a path with the big (extra) or a small figure
-        same = _colour_cards(hand, card[0]) - 1
+        same = counts.get(card[0], 0) - 1
         late = game.deck_count < 12 * game.n_players
         edge = min(value, 10 - value)
         base = STONE_VALUES[1] * (2 if extra else 1)
@@ -107,14 +110,14 @@ def _tile_bonus(game: BoardGame, p: int, ci: int, stone: int) -> float:
     return float(int(tile)) if tile is not None else 0.0
 
 
-def _draw_value(game: BoardGame, p: int, action: str) -> float:
+def _draw_value(game: BoardGame, p: int, action: str, counts: dict[str, int]) -> float:
     source = ACTIONS[action][4]
     if source == NOBODY:
         return DECK_DRAW_VALUE
     card = game.piles[source][-1]
     ci, value = source, int(card[1:])
     if not game.col_cards[p][ci]:
-        return 0.3 * _colour_cards(game.hands[p], card[0])
+        return 0.3 * counts.get(card[0], 0)
     gap = _fit(game, p, ci, value)
     if gap is None:
         return -1.0
@@ -138,14 +141,19 @@ def scored_actions(game: BoardGame) -> list[tuple[float, str]]:
             (-0.1 if a == "clover pass" else _step_value(game, p, ACTIONS[a][4]), a) for a in legal
         ]
     elif phase == "draw":
-        scored = [(_draw_value(game, p, a), a) for a in legal]
+        counts = _colour_counts(game.hands[p])
+        scored = [(_draw_value(game, p, a, counts), a) for a in legal]
     else:
+        # the search scores every position of every playout: the hand's colours are counted
+        # once here, not once per action
+        counts = _colour_counts(game.hands[p])
         scored = []
         for a in legal:
-            if ACTIONS[a][0] == DISCARD:
-                scored.append((-_keep_value(game, p, ACTIONS[a][1]), a))
+            entry = ACTIONS[a]
+            if entry[0] == DISCARD:
+                scored.append((-_keep_value(game, p, entry[1], counts), a))
             else:
-                scored.append((_play_value(game, p, a), a))
+                scored.append((_play_value(game, p, a, counts), a))
     return scored
 
 
