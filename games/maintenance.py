@@ -320,13 +320,16 @@ def _without_after_commit_hooks() -> Iterator[None]:
 
 def _advance(game: Game, person: User, target: int | None, rng: random.Random) -> Game:
     """Play the game on until it has ``target`` events (or to its end): the person's seat plays
-    random legal moves through ``action_submit``, the bot seats play as they always do."""
+    random legal moves through ``action_submit``, the bot seats play as they always do. It
+    stops only where the person is to move: a demo game never waits for a bot."""
     for _ in range(100_000):
         game.refresh_from_db()
-        if game.status != GameStatus.RUNNING or (target is not None and game.seq >= target):
+        if game.status != GameStatus.RUNNING:
             break
         seat = Seat.objects.get(game=game, index=game.to_move)
         if seat.user_id == person.pk:
+            if target is not None and game.seq >= target:
+                break
             action = rng.choice(state.engine_state(game).legal())
             action_submit(
                 game_id=game.pk, seat=seat.index, action=action, expected_seq=game.seq, user=person
