@@ -40,16 +40,18 @@ MAX_GAME_ACTIONS = 3000
 STUCK: list[str] = []
 
 
-def strong_wins(
-    name: str, players: int, first: int, indices: range, budget: Budget
-) -> tuple[float, list[float], list[float]]:
+Part = tuple[float, list[float], list[float], list[str]]
+
+
+def strong_wins(name: str, players: int, first: int, indices: range, budget: Budget) -> Part:
     """The strong bot's wins (a shared first place counts as a share) over the tables of
     ``indices``: table ``i`` is dealt from seed ``first + i`` with the strong bot in seat
     ``i % players``, so a run split into ranges plays the same tables as one run. With the
-    CPU times and the wall times of its searched moves."""
+    CPU times and the wall times of its searched moves, and the tables stopped unfinished."""
     cls = GAMES[name]
     times: list[float] = []
     walls: list[float] = []
+    stuck: list[str] = []
     won = 0.0
     total = indices.stop
     for i in indices:
@@ -74,7 +76,7 @@ def strong_wins(
                 action = greedy[to_move].choose(game)
             game.apply(action)
         if not game.finished:  # bots that keep drawing back their discards: scores as they stand
-            STUCK.append(f"{name} {players}p seed {seed}")
+            stuck.append(f"{name} {players}p seed {seed}")
         scores = game.scores()
         winners = [p for p, score in enumerate(scores) if score == max(scores)]
         if seat in winners:
@@ -87,17 +89,13 @@ def strong_wins(
             file=sys.stderr,
             flush=True,
         )
-    return won, times, walls
+    return won, times, walls, stuck
 
 
-def _wins_part(job: tuple[str, int, int, int, int, Budget]) -> tuple[
-    float, list[float], list[float], list[str]
-]:
-    """One process's part of a run (``--jobs``): its wins, move times and stuck tables."""
+def _wins_part(job: tuple[str, int, int, int, int, Budget]) -> Part:
+    """One process's part of a run (``--jobs``)."""
     name, players, first, start, stop, budget = job
-    STUCK.clear()  # a pool's process may take two parts: report each part's own
-    won, times, walls = strong_wins(name, players, first, range(start, stop), budget)
-    return won, times, walls, list(STUCK)
+    return strong_wins(name, players, first, range(start, stop), budget)
 
 
 def strong_share(
@@ -112,15 +110,13 @@ def strong_share(
 ) -> float:
     """The strong bot's share of wins over ``games`` tables, its seat moving round the table,
     played by ``jobs`` processes at once (each a contiguous range of the tables)."""
-    if jobs <= 1 or games < 2:
-        won, part_times, part_walls = strong_wins(name, players, first, range(games), budget)
-        times += part_times
-        walls += part_walls
-        return won / games
-    bounds = [games * k // jobs for k in range(jobs + 1)]
+    bounds = [games * k // max(1, jobs) for k in range(max(1, jobs) + 1)]
     parts = [(name, players, first, a, b, budget) for a, b in itertools.pairwise(bounds) if b > a]
-    with multiprocessing.get_context("spawn").Pool(len(parts)) as pool:
-        results = pool.map(_wins_part, parts)
+    if len(parts) == 1:
+        results = [_wins_part(parts[0])]
+    else:
+        with multiprocessing.get_context("spawn").Pool(len(parts)) as pool:
+            results = pool.map(_wins_part, parts)
     for _, part_times, part_walls, stuck in results:
         times += part_times
         walls += part_walls
