@@ -18,6 +18,7 @@ from .cardgame import (
     DRAW_PHASE,
     END_PHASE,
     FINISHED,
+    PILE_KEYS,
     PLAY_PHASE,
     ROW_SCORES,
     CardGame,
@@ -40,6 +41,9 @@ _INFO = {
     card: (CARDS[card].kind, COLOUR_INDEX.get(CARDS[card].colour or "", -1), CARDS[card].value)
     for card in set(CardGame.ALL_CARDS)
 }
+#: ``draw g`` -> the pile it takes from
+_MISSING = object()
+PILES = {key: i for i, key in enumerate(PILE_KEYS)}
 _FULL = [[0] * 11 for _ in range(5)]  # copies of each number card, by colour and value
 for _card in CardGame.ALL_CARDS:
     _kind, _ci, _value = _INFO[_card]
@@ -72,68 +76,105 @@ def unseen_numbers(game: CardGame, p: int) -> list[list[int]]:
     return counts
 
 
-def evaluate(game: CardGame, p: int, unseen: list[list[int]], draw_rate: float) -> float:
-    """What the position is worth to ``p``: the score with open rows at their likely length."""
+def evaluate(
+    game: CardGame,
+    p: int,
+    unseen: list[list[int]],
+    draw_rate: float,
+    hand: list[str] | None = None,
+    memo: dict[tuple[int, ...], float | None] | None = None,
+) -> float:
+    """What the position is worth to ``p``: the score with open rows at their likely length.
+    ``hand``: value the position as if ``p`` held these cards (a discard or a draw changes
+    nothing else that counts here, so the greedy bot need not copy the game to try one).
+    ``memo``: the colours' terms already worked out in this decision, by the row and the hand's
+    cards of the colour (the actions of one decision change one colour or two; the deck, and
+    so the unseen cards and the chances, stay as they are)."""
     if game.phase in (END_PHASE, FINISHED):
         return float(game.player_score(p))
-    hand = game.hands[p]
+    if hand is None:
+        hand = game.hands[p]
     turns_left = game.deck_count / game.n_players
     chance = min(HAND_CHANCE, turns_left / 8)
     by_colour: list[list[int]] = [[] for _ in range(5)]
     closings = [0] * 5
     points = 0
     by_value = [0] * 11
+    pair = False  # two cards of a value whose wishing stone is still free
+    free = game.free  # free[0] and free[10] are False: no stone has those values
     for card in hand:
         kind, ci, value = _INFO[card]
+        if kind == CLOSING:
+            closings[ci] += 1
+            continue
         if kind == NUMBER:
             by_colour[ci].append(value)
-            by_value[value] += 1
-        elif kind == CLOSING:
-            closings[ci] += 1
         else:
             points += 1
-            by_value[value] += 1
+        by_value[value] += 1
+        if by_value[value] == 2 and free[value]:
+            pair = True
     total = len(game.point_rows[p]) + chance * points
     stones = len(game.stones[p])
     total += wish_score(stones)
-    if any(by_value[v] > 1 and game.free[v] for v in range(1, 10)):
+    if pair:
         total += 0.5 * chance * (wish_score(stones + 1) - wish_score(stones))
     rows, last, dirs, closed = game.rows[p], game.last[p], game.dirs[p], game.closed[p]
     for ci in range(5):
-        row = rows[ci]
         values = by_colour[ci]
-        if closed[ci]:
-            extra = chance * min(closings[ci], 2 - closed[ci])
-            total += _row_value(len(row) + extra)
-            continue
-        cards_left = unseen[ci]
-        if row:
-            options = (dirs[ci],) if dirs[ci] else (ASCENDING, DESCENDING)
-            start, length = last[ci], len(row)
-        else:
-            if not values:
-                continue
-            # start from the hand's extreme card, in the direction that keeps the most room
-            low, high = min(values), max(values)
-            options = (ASCENDING,) if 10 - low >= high else (DESCENDING,)
-            start = low if options[0] == ASCENDING else high
-            length = 1
-            values = list(values)
-            values.remove(start)
-        best = -99.0
-        for direction in options:
-            # the cards that fit (slices, not a test per value: this is the search's hot loop)
-            if direction == ASCENDING:
-                in_hand = len([v for v in values if v >= start])
-                to_draw = sum(cards_left[start:])
-            else:
-                in_hand = len([v for v in values if v <= start])
-                to_draw = sum(cards_left[: start + 1])
-            expect = length + chance * (in_hand + min(closings[ci], 1))
-            expect += DRAWN_FIT * draw_rate * to_draw
-            best = max(best, _row_value(expect))
-        total += best if row else UNSTARTED_SHARE * max(0.0, chance * best)
+        key = (ci, closings[ci], len(rows[ci]), last[ci], dirs[ci], closed[ci], *values)
+        term = memo.get(key, _MISSING) if memo is not None else _MISSING
+        if term is _MISSING:
+            term = _row_term(values, *key[1:6], unseen[ci], chance, draw_rate)
+            if memo is not None:
+                memo[key] = term
+        if term is not None:
+            total += term
     return total
+
+
+def _row_term(
+    values: list[int],
+    closings: int,
+    length: int,
+    last: int,
+    direction: int,
+    closed: int,
+    cards_left: list[int],
+    chance: float,
+    draw_rate: float,
+) -> float | None:
+    """One colour's part of ``evaluate`` (None: no row and no card to start one): the row at
+    the length it may reach with the hand's ``values`` and ``closings`` of that colour."""
+    started = length > 0
+    if closed:
+        return _row_value(length + chance * min(closings, 2 - closed))
+    if started:
+        options = (direction,) if direction else (ASCENDING, DESCENDING)
+        start = last
+    else:
+        if not values:
+            return None
+        # start from the hand's extreme card, in the direction that keeps the most room
+        low, high = min(values), max(values)
+        options = (ASCENDING,) if 10 - low >= high else (DESCENDING,)
+        start = low if options[0] == ASCENDING else high
+        length = 1
+        values = list(values)
+        values.remove(start)
+    best = -99.0
+    for option in options:
+        # the cards that fit (slices, not a test per value: this is the search's hot loop)
+        if option == ASCENDING:
+            in_hand = len([v for v in values if v >= start])
+            to_draw = sum(cards_left[start:])
+        else:
+            in_hand = len([v for v in values if v <= start])
+            to_draw = sum(cards_left[: start + 1])
+        expect = length + chance * (in_hand + min(closings, 1))
+        expect += DRAWN_FIT * draw_rate * to_draw
+        best = max(best, _row_value(expect))
+    return best if started else UNSTARTED_SHARE * max(0.0, chance * best)
 
 
 def greedy_action(game: Game, rng: random.Random) -> str:
@@ -177,16 +218,26 @@ def _play_values(game: CardGame, legal: list[str]) -> list[tuple[float, str]]:
     unseen = unseen_numbers(game, p)
     hidden = sum(sum(row) for row in unseen) + 1
     draw_rate = game.deck_count / hidden / game.n_players
-    base = evaluate(game, p, unseen, draw_rate)
+    hand = game.hands[p]
+    play = game.phase == PLAY_PHASE
+    memo: dict[tuple[int, ...], float | None] = {}
+    base = evaluate(game, p, unseen, draw_rate, None, memo)
     scored = []
     for action in legal:
         if action == "draw deck":
             value = base + DECK_CARD_VALUE
+        elif action.startswith("discard "):  # the hand less the card, then one card to draw
+            kept = hand[:]
+            kept.remove(action[8:])
+            value = evaluate(game, p, unseen, draw_rate, kept, memo) + DECK_CARD_VALUE
+        elif not play:  # a draw from a pile: the hand and its top card (the deck is not empty)
+            drawn = [*hand, game.piles[PILES[action[5:]]][-1]]
+            value = evaluate(game, p, unseen, draw_rate, drawn, memo)
         else:
             trial = game.copy()
             trial.apply(action)
-            value = evaluate(trial, p, unseen, draw_rate)
-            if game.phase == PLAY_PHASE:
+            value = evaluate(trial, p, unseen, draw_rate, None, memo)
+            if play:
                 if trial.phase == DRAW_PHASE:  # the cards still to draw (two after a wish)
                     value += DECK_CARD_VALUE * trial.draws_left
                 else:
