@@ -37,6 +37,12 @@ OTHERS_WEIGHT = 0.0
 MAX_PLAYOUT_ACTIONS = 600
 #: added to the score margin of a playout that reached the end: a win is what counts
 WIN_BONUS = 6.0
+#: at 3-4 player card tables the margin to the best other says less about winning, so a win
+#: counts for more (15 against 6: the paired tables of docs/bots.md)
+PLAYERS_WIN_BONUS: dict[tuple[str, int], float] = {
+    ("keltis-cards", 3): 15.0,
+    ("keltis-cards", 4): 15.0,
+}
 
 
 @dataclass(frozen=True)
@@ -229,7 +235,8 @@ def _margin(game: Game, me: int, finished: bool) -> float:
         return values[me] - OTHERS_WEIGHT * sum(others) / len(others)
     margin = values[me] - max(others)
     if finished:
-        margin += WIN_BONUS if margin > 0 else WIN_BONUS / 2 if margin == 0 else 0.0
+        bonus = PLAYERS_WIN_BONUS.get((game.name, game.n_players), WIN_BONUS)
+        margin += bonus if margin > 0 else bonus / 2 if margin == 0 else 0.0
     return margin
 
 
