@@ -42,7 +42,6 @@ _INFO = {
     for card in set(CardGame.ALL_CARDS)
 }
 #: ``draw g`` -> the pile it takes from
-_MISSING = object()
 PILES = {key: i for i, key in enumerate(PILE_KEYS)}
 _FULL = [[0] * 11 for _ in range(5)]  # copies of each number card, by colour and value
 for _card in CardGame.ALL_CARDS:
@@ -123,8 +122,9 @@ def evaluate(
     for ci in range(5):
         values = by_colour[ci]
         key = (ci, closings[ci], len(rows[ci]), last[ci], dirs[ci], closed[ci], *values)
-        term = memo.get(key, _MISSING) if memo is not None else _MISSING
-        if term is _MISSING:
+        if memo is not None and key in memo:
+            term = memo[key]
+        else:
             term = _row_term(values, *key[1:6], unseen[ci], chance, draw_rate)
             if memo is not None:
                 memo[key] = term
