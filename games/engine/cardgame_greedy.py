@@ -15,10 +15,11 @@ import random
 from .base import Game
 from .bots import HEURISTICS, SCORERS
 from .cardgame import (
+    ACTIONS,
+    DISCARD,
     DRAW_PHASE,
     END_PHASE,
     FINISHED,
-    PILE_KEYS,
     PLAY_PHASE,
     ROW_SCORES,
     CardGame,
@@ -41,8 +42,6 @@ _INFO = {
     card: (CARDS[card].kind, COLOUR_INDEX.get(CARDS[card].colour or "", -1), CARDS[card].value)
     for card in set(CardGame.ALL_CARDS)
 }
-#: ``draw g`` -> the pile it takes from
-PILES = {key: i for i, key in enumerate(PILE_KEYS)}
 _FULL = [[0] * 11 for _ in range(5)]  # copies of each number card, by colour and value
 for _card in CardGame.ALL_CARDS:
     _kind, _ci, _value = _INFO[_card]
@@ -226,12 +225,12 @@ def _play_values(game: CardGame, legal: list[str]) -> list[tuple[float, str]]:
     for action in legal:
         if action == "draw deck":
             value = base + DECK_CARD_VALUE
-        elif action.startswith("discard "):  # the hand less the card, then one card to draw
+        elif (parsed := ACTIONS[action])[0] == DISCARD:  # the hand less the card, a draw owed
             kept = hand[:]
-            kept.remove(action[8:])
+            kept.remove(parsed[1])
             value = evaluate(game, p, unseen, draw_rate, kept, memo) + DECK_CARD_VALUE
         elif not play:  # a draw from a pile: the hand and its top card (the deck is not empty)
-            drawn = [*hand, game.piles[PILES[action[5:]]][-1]]
+            drawn = [*hand, game.piles[parsed[3]][-1]]
             value = evaluate(game, p, unseen, draw_rate, drawn, memo)
         else:
             trial = game.copy()

@@ -5,11 +5,12 @@ from __future__ import annotations
 import pytest
 
 from games.engine import GAMES
+from games.engine.base import Game
 from games.engine.bots import GreedyBot, play_out
 from games.engine.search import PLAYERS_WIN_BONUS, WIN_BONUS, _margin
 
 
-def _finished(name: str, players: int, seed: int):
+def _finished(name: str, players: int, seed: int) -> Game:
     game = GAMES[name].new(players, {"seed": seed})
     return play_out(game, [GreedyBot(seed + p) for p in range(players)])
 
@@ -30,7 +31,7 @@ def test_a_win_adds_the_bonus_of_its_table(name: str, players: int, bonus: float
         scores = game.scores()
         ranked = sorted(scores, reverse=True)
         if ranked[0] == ranked[1]:
-            continue  # a shared first place: tested below
+            continue  # a shared first place: take a game with one winner
         winner = scores.index(ranked[0])
         loser = scores.index(ranked[-1])
         assert _margin(game, winner, finished=True) == ranked[0] - ranked[1] + bonus
