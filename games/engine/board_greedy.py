@@ -21,7 +21,7 @@ from .board import (
     BoardGame,
 )
 from .board_layouts import END_STONE, STONE_VALUES
-from .bots import HEURISTICS, SCORERS
+from .bots import HEURISTICS, NEVER, SCORERS
 from .cards import ASCENDING, COLOUR_INDEX, DESCENDING
 
 START_COST_PER_MISSING_CARD = 2.5  # a path opened without cards to follow stays at -4
@@ -114,6 +114,8 @@ def _draw_value(game: BoardGame, p: int, action: str, counts: dict[str, int]) ->
     source = ACTIONS[action][4]
     if source == NOBODY:
         return DECK_DRAW_VALUE
+    if source == game.discarded:  # the card just discarded: the turn would be a pass
+        return NEVER
     card = game.piles[source][-1]
     ci, value = source, int(card[1:])
     if not game.col_cards[p][ci]:

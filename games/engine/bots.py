@@ -109,6 +109,12 @@ class EasyBot:
         return self.choose(view_game(view))
 
 
+#: a heuristic's value for an action no bot takes while another is legal (greedy and the strong
+#: bot's candidates): in the board game, taking back the card discarded this turn is a pass,
+#: and two bots passing in turn never end the game (5 of 1,000 strong-vs-normal board games did)
+NEVER = float("-inf")
+
+
 def _heuristic(name: str) -> Heuristic:
     if name not in HEURISTICS:
         from . import board_greedy, cardgame_greedy  # noqa: F401  (register themselves)

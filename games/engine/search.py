@@ -23,7 +23,7 @@ from typing import Any
 from .base import Game
 from .board import BoardGame
 from .board_layouts import END_STONE, STONE_VALUES
-from .bots import GreedyBot, scorer
+from .bots import NEVER, GreedyBot, scorer
 from .cards import ASCENDING, COLOUR_INDEX, DESCENDING
 from .determinize import player_view, sample, viewer_of
 
@@ -187,9 +187,12 @@ def _pick(
 
 
 def _candidates(game: Game, limit: int, include: str | None) -> list[str]:
-    """The heuristic's best ``limit`` actions, best first (stable on ties), with ``include``."""
+    """The heuristic's best ``limit`` actions, best first (stable on ties), with ``include``;
+    never one the heuristic rules out (``NEVER``) while another is legal."""
     scored = scorer(game.name)(game)
     order = sorted(range(len(scored)), key=lambda i: -scored[i][0])
+    if scored[order[0]][0] != NEVER:
+        order = [i for i in order if scored[i][0] != NEVER]
     chosen = [scored[i][1] for i in order[: max(1, limit)]]
     if include is not None and include not in chosen:
         chosen.append(include)

@@ -1,0 +1,54 @@
+"""Bots make progress: in the board game none takes back the card it discarded this turn.
+
+The rules allow it (option ``no_redraw_own_discard`` off), but the turn is then a pass, and two
+bots passing in turn never end the game: the bench saw a strong and a normal bot do so in 5 of
+1,000 two-player board games, and a table of bots alone (a tournament's) would play forever.
+"""
+
+from __future__ import annotations
+
+from games.engine import GAMES
+from games.engine.board import ACTIONS, NOBODY, BoardGame
+from games.engine.bots import NEVER, GreedyBot, scorer
+from games.engine.search import _candidates
+
+
+def _take_back(game: BoardGame) -> str | None:
+    """The legal draw of the card the player to move discarded this turn, if any."""
+    if game.phase_name != "draw" or game.discarded == NOBODY:
+        return None
+    for action in game.legal():
+        if ACTIONS[action][4] == game.discarded:
+            return action
+    return None
+
+
+def test_neither_greedy_nor_the_search_candidates_take_back_a_discard() -> None:
+    """Over 4-player greedy games (where the old heuristic took a discard back in a quarter of
+    the games), every position that allowed a take-back: greedy draws something else, and the
+    strong bot's candidates, as many as there are legal draws, leave it out."""
+    cls = GAMES["keltis"]
+    allowed = 0
+    for seed in range(12):
+        game = cls.new(4, {"seed": seed})
+        bots = [GreedyBot(seed * 10 + p) for p in range(4)]
+        while not game.finished:
+            take_back = _take_back(game)
+            action = bots[game.current].choose(game)
+            if take_back is not None:
+                allowed += 1
+                assert action != take_back
+                candidates = _candidates(game, len(game.legal()), None)
+                assert take_back not in candidates
+                assert "draw deck" in candidates
+                values = {a: v for v, a in scorer(cls.name)(game)}
+                assert values[take_back] == NEVER
+            game.apply(action)
+    assert allowed > 20
+
+
+def test_a_player_may_still_take_back_a_discard() -> None:
+    """The rule is the bots' own: the engine still lists the take-back for a person."""
+    game = GAMES["keltis"].new(2, {"seed": 3})
+    game.apply(next(a for a in game.legal() if a.startswith("discard")))
+    assert _take_back(game) is not None
