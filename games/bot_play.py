@@ -8,14 +8,15 @@ from __future__ import annotations
 
 from django.db.models import F, Q
 
-from games.engine.bots import make_bot
+from games.engine.bots import bot_action, make_bot
 from games.engine.determinize import player_view
 
 from .models import EventSource, Game, GameStatus, Seat
 from .services import GameFrozen, GameMovedOn, NotYourTurn, action_submit, frozen_on_bad_log
 from .state import engine_state
 
-MAX_BOT_ACTIONS = 10_000  # a bound, never reached in a game that has a person at the table
+#: a bound per run, never reached: a game gone round in circles makes bots draw from the deck
+MAX_BOT_ACTIONS = 10_000
 RETIRED_SEAT_BOT = "normal"  # a retired seat plays safe, sensible moves (the greedy bot)
 
 
@@ -65,9 +66,11 @@ def _bot_action(game_id: int) -> int | None:
     kind = seat.bot or RETIRED_SEAT_BOT
     # the bot is given only what its seat may see (never the other hands or the deck), and is
     # seeded by game and position: the same position gets the same action (the strong bot's
-    # time budget aside, which may stop it earlier on a busy worker)
+    # time budget aside, which may stop it earlier on a busy worker); a game gone round in
+    # circles for PROGRESS_AFTER events makes it draw from the deck, so bots alone end a game
     view = player_view(engine, seat.index)
-    action = make_bot(kind, seed=game.pk * 1_000_003 + game.seq).choose_view(view)
+    bot = make_bot(kind, seed=game.pk * 1_000_003 + game.seq)
+    action = bot_action(bot, view, game.seq)
     source = EventSource.BOT if seat.bot else EventSource.RETIRED
     try:
         action_submit(

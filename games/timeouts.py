@@ -13,7 +13,7 @@ from datetime import datetime
 from django.db import transaction
 from django.utils import timezone
 
-from games.engine.bots import make_bot
+from games.engine.bots import bot_action, make_bot
 from games.engine.determinize import player_view
 
 from . import clock, due
@@ -117,7 +117,8 @@ def _play_turn(game: Game, seat: Seat, source: str) -> None:
             return
         engine = engine_state(game)
         view = player_view(engine, seat.index)  # the seat's view only, as a player has
-        action = make_bot(TIMEOUT_BOT, seed=game.pk * 1_000_003 + game.seq).choose_view(view)
+        bot = make_bot(TIMEOUT_BOT, seed=game.pk * 1_000_003 + game.seq)
+        action = bot_action(bot, view, game.seq)  # draws from the deck in an endless game
         action_submit(
             game_id=game.pk, seat=seat.index, action=action, expected_seq=game.seq, source=source
         )

@@ -151,6 +151,23 @@ def make_bot(kind: str, seed: int | None = None) -> Bot:
     return factory(seed)
 
 
+#: a game that has run this many actions is going round in circles: the rules let players take
+#: from the piles what the others discard, and bots that always do never empty the deck (an
+#: ordinary game ends within about 300 actions). From then on a bot draws from the deck
+#: whenever it may, so the deck, and the game, run out.
+PROGRESS_AFTER = 1_000
+DECK_DRAW = "draw deck"
+
+
+def bot_action(bot: Bot, view: dict[str, Any], actions_so_far: int) -> str:
+    """The bot's action for ``view``, or the deck's draw once the game has run
+    ``PROGRESS_AFTER`` actions: the site's bot seats and timeouts choose through this, so a
+    table of bots alone (a tournament's bot entrants) always ends."""
+    if actions_so_far >= PROGRESS_AFTER and DECK_DRAW in view["legal"]:
+        return DECK_DRAW
+    return bot.choose_view(view)
+
+
 def play_out(game: Game, bots: list[Bot], max_actions: int = 100_000) -> Game:
     """Let the bots play the game to its end (each seat its own bot); returns the game."""
     apply = game.apply

@@ -1,4 +1,5 @@
-"""Bots make progress: in the board game none takes back the card it discarded this turn.
+"""Bots make progress: in the board game none takes back the card it discarded this turn, and
+in either game a table of bots that go round in circles ends by the deck.
 
 The rules allow it (option ``no_redraw_own_discard`` off), but the turn is then a pass, and two
 bots passing in turn never end the game: the bench saw a strong and a normal bot do so in 5 of
@@ -7,9 +8,14 @@ bots passing in turn never end the game: the bench saw a strong and a normal bot
 
 from __future__ import annotations
 
+from typing import Any
+
+import pytest
+
 from games.engine import GAMES
 from games.engine.board import ACTIONS, NOBODY, BoardGame
-from games.engine.bots import NEVER, GreedyBot, scorer
+from games.engine.bots import DECK_DRAW, NEVER, PROGRESS_AFTER, GreedyBot, bot_action, scorer
+from games.engine.determinize import player_view
 from games.engine.search import _candidates
 
 
@@ -52,3 +58,31 @@ def test_a_player_may_still_take_back_a_discard() -> None:
     game = GAMES["keltis"].new(2, {"seed": 3})
     game.apply(next(a for a in game.legal() if a.startswith("discard")))
     assert _take_back(game) is not None
+
+
+class PileBot:
+    """Discards its first card and draws from a pile whenever one may be drawn from: bots that
+    only ever take what the others discarded never empty the deck, which the rules allow."""
+
+    def choose_view(self, view: dict[str, Any]) -> str:
+        legal = view["legal"]
+        piles = [a for a in legal if a.startswith("draw ") and a != DECK_DRAW]
+        discards = [a for a in legal if a.startswith("discard")]
+        return (piles or discards or legal)[0]
+
+
+@pytest.mark.parametrize("name", ["keltis", "keltis-cards"])
+def test_a_game_gone_round_in_circles_ends_by_the_deck(name: str) -> None:
+    """Bots taking each other's discards: the deck never shrinks, until ``bot_action`` makes
+    them draw from it once the game has run PROGRESS_AFTER actions; then the game ends."""
+    game = GAMES[name].new(3, {"seed": 5})
+    bot = PileBot()
+    deck = game.deck_count
+    for actions in range(PROGRESS_AFTER):
+        game.apply(bot_action(bot, player_view(game), actions))
+    assert not game.finished and game.deck_count >= deck - 3
+    actions = PROGRESS_AFTER
+    while not game.finished:
+        assert actions < 2 * PROGRESS_AFTER
+        game.apply(bot_action(bot, player_view(game), actions))
+        actions += 1

@@ -11,6 +11,7 @@ from django.urls import reverse
 from django.utils import translation
 
 from games import bot_play, timeouts
+from games.engine import bots as engine_bots
 from games.engine.bots import GreedyBot
 from games.forms import SEAT_CHOICES
 from games.models import BotKind, Event, EventSource, GameStatus, Seat
@@ -139,3 +140,34 @@ def test_a_strong_bot_table_plays_on_with_the_real_bots(make_user: Any) -> None:
     game.refresh_from_db()
     assert Event.objects.filter(game=game, seat=1, source=EventSource.BOT).exists()
     assert game.to_move == 0 or game.status == GameStatus.FINISHED
+
+
+class PileBot:
+    """Takes what the others discarded, never the deck: bots alone that play so never end a
+    game, which the rules allow."""
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.seed = seed
+
+    def choose_view(self, view: dict[str, Any]) -> str:
+        legal = view["legal"]
+        piles = [a for a in legal if a.startswith("draw ") and a != "draw deck"]
+        return (piles or [a for a in legal if a.startswith("discard")] or legal)[0]
+
+
+@pytest.mark.parametrize("kind", ["keltis", "keltis-cards"])
+def test_a_table_of_bots_gone_round_in_circles_ends(
+    make_user: Any, monkeypatch: pytest.MonkeyPatch, kind: str
+) -> None:
+    """The bot worker's seats (a bot and a retired person here: nobody left to end it) draw
+    from the deck once the game has run PROGRESS_AFTER events, so the game finishes."""
+    monkeypatch.setattr(bot_play, "make_bot", lambda kind, seed=None: PileBot(seed))
+    monkeypatch.setattr(engine_bots, "PROGRESS_AFTER", 60)
+    game = game_create(creator=make_user("anna"), kind=kind, player_count=2, bots=["normal"])
+    Seat.objects.filter(game=game, index=0).update(retired=True)
+    bot_play.bots_play(game_id=game.pk)
+    game.refresh_from_db()
+    assert game.status == GameStatus.FINISHED
+    assert game.seq > 60
+    late = Event.objects.filter(game=game, seq__gt=61).values_list("action", flat=True)
+    assert "draw deck" in set(late)
