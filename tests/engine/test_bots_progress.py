@@ -86,3 +86,20 @@ def test_a_game_gone_round_in_circles_ends_by_the_deck(name: str) -> None:
         assert actions < 2 * PROGRESS_AFTER
         game.apply(bot_action(bot, player_view(game), actions))
         actions += 1
+
+
+def test_two_normal_bots_that_go_round_in_circles_end_by_the_deck() -> None:
+    """Not only a made-up bot: two greedy (normal) bots in the 2-player card game of seed
+    420120 (one of 500 such games) take each other's discards from some turn on and never
+    draw from the deck again; through ``bot_action`` they do once the game has run long."""
+    game = GAMES["keltis-cards"].new(2, {"seed": 420120})
+    bots = [GreedyBot(420120 * 10 + p) for p in range(2)]
+    actions = 0
+    deck: dict[int, int] = {}
+    while not game.finished:
+        assert actions < PROGRESS_AFTER + 500
+        deck[actions] = game.deck_count
+        game.apply(bot_action(bots[game.current], player_view(game), actions))
+        actions += 1
+    assert deck[PROGRESS_AFTER // 2] == deck[PROGRESS_AFTER] > 30  # no draw from the deck since
+    assert actions > PROGRESS_AFTER
