@@ -83,6 +83,17 @@ def next_reminder(deadline: datetime | None, after: datetime) -> datetime | None
     return None
 
 
+def deadline_move(game: Game, deadline: datetime | None, now: datetime) -> list[str]:
+    """Move the running turn's deadline (a vacation, an unfreeze) and its reminder, and count
+    the move: the calendar feed's SEQUENCE grows with it, so a calendar takes the new time.
+    Returns the fields to save."""
+    game.deadline = deadline
+    game.reminder_at = next_reminder(deadline, now)
+    game.deadline_moves += 1
+    game.deadline_moved_at = now
+    return ["deadline", "reminder_at", "deadline_moves", "deadline_moved_at"]
+
+
 def reminder_label(deadline: datetime, moment: datetime) -> str:
     """Which reminder is due at ``moment`` ('24h' or '2h'): the latest one not in the future."""
     label = REMINDERS[0][0]

@@ -147,9 +147,8 @@ def game_unfreeze(*, game_id: int) -> Game:
             now = timezone.now()
             seat = Seat.objects.select_related("user").get(game=game, index=game.to_move)
             game.turn_started_at = now
-            game.deadline = clock.seat_deadline(game, seat, now)
-            game.reminder_at = clock.next_reminder(game.deadline, now)
-            fields += ["turn_started_at", "deadline", "reminder_at"]
+            fields += ["turn_started_at"]
+            fields += clock.deadline_move(game, clock.seat_deadline(game, seat, now), now)
         game.save(update_fields=fields)
     return game
 

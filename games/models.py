@@ -94,6 +94,10 @@ class Game(models.Model):
     bank_cap_hours = models.PositiveSmallIntegerField(_("time bank cap (hours)"), default=0)
     #: when the seat to move times out; the deadline sweep reads this indexed column only
     deadline = models.DateTimeField(null=True, blank=True, db_index=True)
+    #: how often a turn's deadline has been moved in this game (a vacation, an unfreeze), and
+    #: when it last was: the calendar feed's SEQUENCE and LAST-MODIFIED count such moves
+    deadline_moves = models.PositiveIntegerField(default=0)
+    deadline_moved_at = models.DateTimeField(null=True, blank=True)
     #: when the next reminder to the seat to move is due (None: no reminder left this turn)
     reminder_at = models.DateTimeField(null=True, blank=True, db_index=True)
     #: consecutive timeouts after which a seat is retired

@@ -57,9 +57,7 @@ def reminder_send(*, game_id: int, now: datetime | None = None) -> str:
         seat = Seat.objects.get(game=game, index=game.to_move)
         deadline = clock.seat_deadline(game, seat, game.turn_started_at or now)
         if deadline != game.deadline:  # a vacation moved the deadline: move the reminder too
-            game.deadline = deadline
-            game.reminder_at = clock.next_reminder(deadline, now)
-            game.save(update_fields=["deadline", "reminder_at"])
+            game.save(update_fields=clock.deadline_move(game, deadline, now))
             if game.reminder_at is None or game.reminder_at > now:
                 return "moved"
         due.reminder_due(game, seat, clock.reminder_label(game.deadline, now))
@@ -93,9 +91,7 @@ def _timeout_apply(game_id: int, now: datetime) -> str:
         seat = Seat.objects.select_for_update().get(game=game, index=game.to_move)
         deadline = clock.seat_deadline(game, seat, game.turn_started_at or now)
         if deadline is not None and deadline > now:
-            game.deadline = deadline
-            game.reminder_at = clock.next_reminder(deadline, now)
-            game.save(update_fields=["deadline", "reminder_at"])
+            game.save(update_fields=clock.deadline_move(game, deadline, now))
             return "extended"
         seat.timeouts += 1
         seat.retired = seat.timeouts >= game.max_timeouts
@@ -140,9 +136,7 @@ def deadlines_refresh(user_id: int) -> int:
             seat = Seat.objects.get(game=game, index=index)
             deadline = clock.seat_deadline(game, seat, game.turn_started_at or timezone.now())
             if deadline != game.deadline:
-                game.deadline = deadline
-                game.reminder_at = clock.next_reminder(deadline, timezone.now())
-                game.save(update_fields=["deadline", "reminder_at"])
+                game.save(update_fields=clock.deadline_move(game, deadline, timezone.now()))
                 changed += 1
     return changed
 

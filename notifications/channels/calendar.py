@@ -7,11 +7,11 @@ there); the event comes back, with the same UID, when the turn is theirs again.
 
 - UID ``game-<id>-seat-<n>@<site host>``: stable for the whole game, so a calendar moves the
   event rather than adding one per turn.
-- SEQUENCE is the game's ``turn_seq`` (the number of events when the turn began): it grows
-  with every new turn, so each new deadline is a newer revision. DTSTAMP and LAST-MODIFIED
-  are when the turn began (when the deadline was set). A vacation that moves a deadline
-  inside a turn changes DTSTART without a new SEQUENCE: subscribed calendars replace events
-  by UID on each refresh, and nothing is written on a GET to count such revisions.
+- SEQUENCE is the game's ``turn_seq`` (the number of events when the turn began) plus the
+  times a deadline was moved inside a turn (a vacation, an unfreeze: ``deadline_moves``):
+  it grows with every new turn and with every such move, so each new deadline is a newer
+  revision (RFC 5545 3.8.7.4). DTSTAMP and LAST-MODIFIED are when the deadline was last
+  set: the turn's start, or a later move.
 - Only what every player at the table sees: the game, its players' public names, the
   deadline and the game's address. No card, hand or deck.
 
@@ -140,11 +140,13 @@ def _event(game: Game, seat: Seat, user: User) -> Event:
         ]
     )
     revised = game.turn_started_at or game.started_at or game.created_at
+    if game.deadline_moved_at is not None and game.deadline_moved_at > revised:
+        revised = game.deadline_moved_at
     event = Event()
     event.add("uid", event_uid(game, seat))
     event.add("dtstamp", revised)
     event.add("last-modified", revised)
-    event.add("sequence", game.turn_seq)
+    event.add("sequence", game.turn_seq + game.deadline_moves)
     # a deadline is a moment: DTSTART without DTEND is an event of no duration (RFC 5545 3.6.1)
     event.add("dtstart", game.deadline)
     event.add("summary", summary)

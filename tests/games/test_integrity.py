@@ -458,6 +458,7 @@ def test_staff_unfreeze_only_once_the_chain_verifies_again(make_user: Any) -> No
     assert error is None and f"game {game.pk} unfrozen" in out
     assert not frozen(game) and game.frozen_reason == ""
     assert game.deadline == later + timedelta(days=game.days_per_move)  # a fresh clock
+    assert game.deadline_moves == 1  # a newer revision of the calendar's event
     move(game)  # and the game goes on
     assert Game.objects.get(pk=game.pk).seq == 5
 

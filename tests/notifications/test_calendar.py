@@ -99,6 +99,33 @@ def test_uid_stays_while_the_deadline_moves_with_the_turns(table: Callable[..., 
     assert again.decoded("DTSTAMP") > first.decoded("DTSTAMP")
 
 
+def test_a_vacation_that_moves_the_deadline_is_a_newer_revision(
+    table: Callable[..., Table],
+) -> None:
+    """Inside one turn, a vacation moves the deadline: the event keeps its UID, and its
+    SEQUENCE and LAST-MODIFIED move on with DTSTART, so a calendar takes the new time."""
+    from accounts.models import Vacation
+    from games import timeouts
+
+    with time_machine.travel(START, tick=False) as clock:
+        t = table()
+        path = feed_path(t.users[0])
+        before = fetch(path)[uid(t, 0)]
+        clock.shift(timedelta(hours=3))
+        Vacation.objects.create(
+            user=t.users[0], starts_at=START + timedelta(hours=4), ends_at=START + timedelta(days=2)
+        )
+        assert timeouts.deadlines_refresh(t.users[0].pk) == 1
+        game = t.refresh()
+        after = fetch(path)[uid(t, 0)]
+
+    assert game.deadline_moves == 1
+    assert after.decoded("DTSTART") == second(game.deadline) > before.decoded("DTSTART")
+    assert int(after["SEQUENCE"]) == int(before["SEQUENCE"]) + 1
+    assert after.decoded("LAST-MODIFIED") == START + timedelta(hours=3)
+    assert after.decoded("DTSTAMP") > before.decoded("DTSTAMP")
+
+
 def test_summary_in_the_players_language(table: Callable[..., Table]) -> None:
     t = table(language="hu")
     game = t.refresh()
