@@ -3,6 +3,7 @@ database that holds notifications keeps every one of them, readable through the 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -11,7 +12,6 @@ from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
 from accounts.models import User
-from games.models import Game
 from notifications.models import Notification
 
 BEFORE = [("games", "0010_game_frozen"), ("notifications", None)]
@@ -28,13 +28,23 @@ def _migrate(targets: list[tuple[str, str | None]]) -> Any:
     return executor.loader.project_state([t for t in targets if t[1] is not None]).apps
 
 
+@pytest.fixture
+def latest_afterwards() -> Iterator[None]:
+    """Every app back at its latest migration, for the tests that run after this one."""
+    yield
+    executor = MigrationExecutor(connection)
+    executor.migrate(executor.loader.graph.leaf_nodes())
+
+
 @pytest.mark.django_db(transaction=True)
+@pytest.mark.usefixtures("latest_afterwards")
 def test_a_notification_stored_before_the_move_is_read_after_it() -> None:
     old = _migrate(BEFORE)
     old_model = old.get_model("games", "Notification")
-    # accounts and the games' tables are as they are now (only games 0011 was undone)
+    # the games' table as it stood at games 0010 (later migrations added columns to it)
     user = User.objects.create_user(username="anna", email="a@x.test", password=None)
-    game = Game.objects.create(kind="keltis", player_count=2, setup={}, created_by=user)
+    old_game = old.get_model("games", "Game")
+    game = old_game.objects.create(kind="keltis", player_count=2, setup={}, created_by_id=user.pk)
     old_model.objects.create(
         key="turn:1:0:0", kind="turn", user_id=user.pk, game_id=game.pk, seat=0, seq=0
     )
