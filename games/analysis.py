@@ -17,7 +17,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from games.engine.determinize import player_view
-from games.engine.search import ANALYSIS_BUDGET, Budget, judge, with_playouts
+from games.engine.search import ANALYSIS_BUDGET, ANALYSIS_PLAYOUTS, Budget, judge, with_playouts
 
 from .models import Event, EventSource, Game, GameStatus, MoveAnalysis, Seat
 from .services import GameServiceError
@@ -25,7 +25,7 @@ from .state import apply_stored, engine_start
 
 #: the strong bot's reduced budget with fixed playouts (no clock): an analysis does not depend
 #: on how busy the worker was, and the same game always gets the same one
-ANALYSIS_SEARCH: Budget = with_playouts(ANALYSIS_BUDGET.playouts, ANALYSIS_BUDGET)
+ANALYSIS_SEARCH: Budget = with_playouts(ANALYSIS_PLAYOUTS, ANALYSIS_BUDGET)
 
 #: registered by games.tasks: queues the worker's computation of one analysis after commit
 _compute_later: Callable[[int], None] | None = None

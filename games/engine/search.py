@@ -49,8 +49,9 @@ PLAYERS_WIN_BONUS: dict[tuple[str, int], float] = {
 class Budget:
     """How much the strong bot thinks per move."""
 
-    #: worlds (deals of the hidden cards) to try, each with every candidate
-    playouts: int = 24
+    #: worlds (deals of the hidden cards) to try, each with every candidate; None takes the
+    #: table's default (PLAYERS_PLAYOUTS, else DEFAULT_PLAYOUTS)
+    playouts: int | None = None
     #: limit in seconds of the searching thread's CPU time (a busy machine does not make the
     #: bot weaker, only slower), or None to count playouts only (reproducible)
     seconds: float | None = 0.7
@@ -72,11 +73,17 @@ class Budget:
     finish_within: int | None = None
 
 
-#: the card game's playouts look two rounds ahead in a 2-player game, one at 3-4 players (two
-#: did no better at 4-player tables, see docs/bots.md), and value the position with the
-#: heuristic (until the deck runs low: Budget.finish_within); the board game's play to the end.
-GAME_HORIZON: dict[str, int | None] = {BoardGame.name: None, "keltis-cards": 1}
-PLAYERS_HORIZON: dict[tuple[str, int], int] = {("keltis-cards", 2): 2}
+#: the card game's playouts look two rounds ahead and value the position with the heuristic
+#: (until the deck runs low: Budget.finish_within); the board game's play to the end. At 3-4
+#: player card tables two rounds pay only with twice the worlds (PLAYERS_PLAYOUTS; alone,
+#: each did no better, see docs/bots.md)
+GAME_HORIZON: dict[str, int | None] = {BoardGame.name: None, "keltis-cards": 2}
+#: worlds per move, unless the time budget stops earlier
+DEFAULT_PLAYOUTS = 24
+#: 3-4 player card tables: 48 (with two rounds ahead: +1.0 ± 0.6 points of margin and +1.5 ±
+#: 0.5 of own score on 76 paired 4-player tables, docs/bots.md; 3 players untested, given the
+#: 4-player value); the first half's moves otherwise leave most of the time budget unused
+PLAYERS_PLAYOUTS: dict[tuple[str, int], int] = {("keltis-cards", 3): 48, ("keltis-cards", 4): 48}
 #: at 3-4 player card tables the playouts look one round ahead, so they run to the end from
 #: further out: 8 deck cards a player (the bench's 4-player tables, docs/bots.md); else 3
 PLAYERS_FINISH_WITHIN: dict[tuple[str, int], int] = {("keltis-cards", 3): 8, ("keltis-cards", 4): 8}
@@ -85,7 +92,8 @@ GAME_CANDIDATES: dict[str, int] = {BoardGame.name: 3, "keltis-cards": 4}
 
 DEFAULT_BUDGET = Budget()
 #: post-game analysis: every move of a player is looked at, so less per move
-ANALYSIS_BUDGET = Budget(playouts=8, seconds=0.25)
+ANALYSIS_PLAYOUTS = 8
+ANALYSIS_BUDGET = Budget(playouts=ANALYSIS_PLAYOUTS, seconds=0.25)
 
 
 @dataclass(frozen=True)
@@ -138,16 +146,19 @@ def judge(view: dict[str, Any], seed: int, budget: Budget, include: str | None =
         return Judgement(candidates[0], {candidates[0]: 0.0}, 0)
     horizon = budget.horizon
     if horizon is None:
-        horizon = PLAYERS_HORIZON.get((view["game"], first.n_players), GAME_HORIZON[view["game"]])
+        horizon = GAME_HORIZON[view["game"]]
     finish = budget.finish_within
     if finish is None:
         finish = PLAYERS_FINISH_WITHIN.get((view["game"], first.n_players), 3)
     if not horizon or first.deck_count <= finish * first.n_players:
         horizon = None
+    playouts = budget.playouts
+    if playouts is None:
+        playouts = PLAYERS_PLAYOUTS.get((view["game"], first.n_players), DEFAULT_PLAYOUTS)
     results: dict[str, list[float]] = {action: [] for action in candidates}
     worlds = 0
     world = first
-    while worlds < budget.playouts:
+    while worlds < playouts:
         playout_seed = rng.getrandbits(32)
         for action in candidates:
             results[action].append(_playout(world, action, me, playout_seed, horizon))
@@ -287,6 +298,7 @@ def with_playouts(playouts: int, budget: Budget = DEFAULT_BUDGET) -> Budget:
 
 __all__ = [
     "ANALYSIS_BUDGET",
+    "ANALYSIS_PLAYOUTS",
     "DEFAULT_BUDGET",
     "Budget",
     "Judgement",
