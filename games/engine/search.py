@@ -84,8 +84,8 @@ DEFAULT_PLAYOUTS = 24
 #: 0.5 of own score on 79 paired 4-player tables, docs/bots.md; 3 players untested, given the
 #: 4-player value); the first half's moves otherwise leave most of the time budget unused
 PLAYERS_PLAYOUTS: dict[tuple[str, int], int] = {("keltis-cards", 3): 48, ("keltis-cards", 4): 48}
-#: at 3-4 player card tables the playouts look one round ahead, so they run to the end from
-#: further out: 8 deck cards a player (the bench's 4-player tables, docs/bots.md); else 3
+#: at 3-4 player card tables the playouts run to the end from further out: 8 deck cards a
+#: player (the bench's 4-player tables, docs/bots.md); else 3
 PLAYERS_FINISH_WITHIN: dict[tuple[str, int], int] = {("keltis-cards", 3): 8, ("keltis-cards", 4): 8}
 #: more candidates cost more playouts each; the card game's are cheaper (one round ahead)
 GAME_CANDIDATES: dict[str, int] = {BoardGame.name: 3, "keltis-cards": 4}

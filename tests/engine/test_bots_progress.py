@@ -8,15 +8,14 @@ bots passing in turn never end the game: the bench saw a strong and a normal bot
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from games.engine import GAMES
 from games.engine.board import ACTIONS, NOBODY, BoardGame
-from games.engine.bots import DECK_DRAW, NEVER, PROGRESS_AFTER, GreedyBot, bot_action, scorer
+from games.engine.bots import NEVER, PROGRESS_AFTER, GreedyBot, bot_action, scorer
 from games.engine.determinize import player_view
 from games.engine.search import _candidates
+from tests.engine.circling_bot import PileBot
 
 
 def _take_back(game: BoardGame) -> str | None:
@@ -58,17 +57,6 @@ def test_a_player_may_still_take_back_a_discard() -> None:
     game = GAMES["keltis"].new(2, {"seed": 3})
     game.apply(next(a for a in game.legal() if a.startswith("discard")))
     assert _take_back(game) is not None
-
-
-class PileBot:
-    """Discards its first card and draws from a pile whenever one may be drawn from: bots that
-    only ever take what the others discarded never empty the deck, which the rules allow."""
-
-    def choose_view(self, view: dict[str, Any]) -> str:
-        legal = view["legal"]
-        piles = [a for a in legal if a.startswith("draw ") and a != DECK_DRAW]
-        discards = [a for a in legal if a.startswith("discard")]
-        return (piles or discards or legal)[0]
 
 
 @pytest.mark.parametrize("name", ["keltis", "keltis-cards"])

@@ -17,6 +17,7 @@ from games.forms import SEAT_CHOICES
 from games.models import BotKind, Event, EventSource, GameStatus, Seat
 from games.services import action_submit, game_create
 from games.state import engine_state
+from tests.engine.circling_bot import PileBot
 
 pytestmark = pytest.mark.django_db
 
@@ -140,19 +141,6 @@ def test_a_strong_bot_table_plays_on_with_the_real_bots(make_user: Any) -> None:
     game.refresh_from_db()
     assert Event.objects.filter(game=game, seat=1, source=EventSource.BOT).exists()
     assert game.to_move == 0 or game.status == GameStatus.FINISHED
-
-
-class PileBot:
-    """Takes what the others discarded, never the deck: bots alone that play so never end a
-    game, which the rules allow."""
-
-    def __init__(self, seed: int | None = None) -> None:
-        self.seed = seed
-
-    def choose_view(self, view: dict[str, Any]) -> str:
-        legal = view["legal"]
-        piles = [a for a in legal if a.startswith("draw ") and a != "draw deck"]
-        return (piles or [a for a in legal if a.startswith("discard")] or legal)[0]
 
 
 @pytest.mark.parametrize("kind", ["keltis", "keltis-cards"])
