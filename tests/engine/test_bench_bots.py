@@ -24,6 +24,7 @@ def test_the_bench_command_line_takes_a_game_and_a_budget(capsys) -> None:
     main(["--games", "1", "--tables", "0", "--seconds", "0", "--playouts", "1", "--game", "keltis"])
     out = capsys.readouterr().out
     assert "| keltis |" in out and "keltis-cards" not in out
+    assert "| not run |" in out  # no tables: no share of none
 
 
 def test_a_run_split_over_processes_plays_the_same_tables(capsys) -> None:
