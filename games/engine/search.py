@@ -80,9 +80,10 @@ class Budget:
 GAME_HORIZON: dict[str, int | None] = {BoardGame.name: None, "keltis-cards": 2}
 #: worlds per move, unless the time budget stops earlier
 DEFAULT_PLAYOUTS = 24
-#: 3-4 player card tables: 48 (with two rounds ahead: +1.1 ± 0.6 points of margin and +1.6 ±
-#: 0.5 of own score on 79 paired 4-player tables, docs/bots.md; 3 players untested, given the
-#: 4-player value); the first half's moves otherwise leave most of the time budget unused
+#: 3-4 player card tables: 48 (with two rounds ahead, paired against one round and 24 worlds:
+#: margin +1.1 ± 0.6 and own score +1.6 ± 0.5 on 79 4-player tables, +1.2 ± 0.5 and +1.2 ±
+#: 0.4 on 150 3-player tables, docs/bots.md); the first half's moves otherwise leave most of
+#: the time budget unused
 PLAYERS_PLAYOUTS: dict[tuple[str, int], int] = {("keltis-cards", 3): 48, ("keltis-cards", 4): 48}
 #: at 3-4 player card tables the playouts run to the end from further out: 8 deck cards a
 #: player (the bench's 4-player tables, docs/bots.md); else 3
