@@ -17,15 +17,11 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from games.engine.determinize import player_view
-from games.engine.search import ANALYSIS_BUDGET, ANALYSIS_PLAYOUTS, Budget, judge, with_playouts
+from games.engine.search import ANALYSIS_BUDGET, Budget, judge
 
 from .models import Event, EventSource, Game, GameStatus, MoveAnalysis, Seat
 from .services import GameServiceError
 from .state import apply_stored, engine_start
-
-#: the strong bot's reduced budget with fixed playouts (no clock): an analysis does not depend
-#: on how busy the worker was, and the same game always gets the same one
-ANALYSIS_SEARCH: Budget = with_playouts(ANALYSIS_PLAYOUTS, ANALYSIS_BUDGET)
 
 #: registered by games.tasks: queues the worker's computation of one analysis after commit
 _compute_later: Callable[[int], None] | None = None
@@ -82,7 +78,7 @@ def analysis_compute(*, analysis_id: int) -> bool:
 def analyse_moves(game: Game, seat: int, budget: Budget | None = None) -> list[dict[str, Any]]:
     """For each move with a choice that ``seat``'s player made: the move, the bot's choice and
     the cost it saw."""
-    budget = budget or ANALYSIS_SEARCH
+    budget = budget or ANALYSIS_BUDGET
     engine = engine_start(game)
     moves: list[dict[str, Any]] = []
     events = Event.objects.filter(game=game).order_by("seq")

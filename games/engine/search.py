@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import random
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from .base import Game
@@ -52,8 +52,9 @@ class Budget:
     #: worlds (deals of the hidden cards) to try, each with every candidate; None takes the
     #: table's default (PLAYERS_PLAYOUTS, else DEFAULT_PLAYOUTS)
     playouts: int | None = None
-    #: limit in seconds of the searching thread's CPU time (a busy machine does not make the
-    #: bot weaker, only slower), or None to count playouts only (reproducible)
+    #: limit in seconds of the searching thread's CPU time (other work on the machine makes the
+    #: bot slower, not weaker; a slower processor plays fewer worlds where it binds), or None to
+    #: count playouts only (reproducible)
     seconds: float | None = 0.7
     #: candidate actions (the greedy heuristic's best) compared by the rollouts; None takes
     #: each game's default (GAME_CANDIDATES)
@@ -88,13 +89,15 @@ PLAYERS_PLAYOUTS: dict[tuple[str, int], int] = {("keltis-cards", 3): 48, ("kelti
 #: at 3-4 player card tables the playouts run to the end from further out: 8 deck cards a
 #: player (the bench's 4-player tables, docs/bots.md); else 3
 PLAYERS_FINISH_WITHIN: dict[tuple[str, int], int] = {("keltis-cards", 3): 8, ("keltis-cards", 4): 8}
-#: more candidates cost more playouts each; the card game's are cheaper (one round ahead)
+#: more candidates cost more playouts each; the card game's are cheaper (they stop two rounds
+#: ahead while the board game's play to the end)
 GAME_CANDIDATES: dict[str, int] = {BoardGame.name: 3, "keltis-cards": 4}
 
 DEFAULT_BUDGET = Budget()
-#: post-game analysis: every move of a player is looked at, so less per move
-ANALYSIS_PLAYOUTS = 8
-ANALYSIS_BUDGET = Budget(playouts=ANALYSIS_PLAYOUTS, seconds=0.25)
+#: post-game analysis: every move of a player is looked at, so fewer worlds per move, and no
+#: clock: an analysis does not depend on how busy the worker was, and the same game always
+#: gets the same one
+ANALYSIS_BUDGET = Budget(playouts=8, seconds=None)
 
 
 @dataclass(frozen=True)
@@ -292,18 +295,11 @@ def _board_value(game: BoardGame, p: int) -> float:
     return total
 
 
-def with_playouts(playouts: int, budget: Budget = DEFAULT_BUDGET) -> Budget:
-    """The budget with a fixed playout count and no clock: reproducible (tests, analysis)."""
-    return replace(budget, playouts=playouts, seconds=None)
-
-
 __all__ = [
     "ANALYSIS_BUDGET",
-    "ANALYSIS_PLAYOUTS",
     "DEFAULT_BUDGET",
     "Budget",
     "Judgement",
     "StrongBot",
     "judge",
-    "with_playouts",
 ]

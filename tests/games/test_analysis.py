@@ -23,7 +23,7 @@ TINY = Budget(playouts=1, seconds=None, candidates=2, horizon=1, min_worlds=1)
 
 @pytest.fixture(autouse=True)
 def tiny_budget(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(analysis, "ANALYSIS_SEARCH", TINY)
+    monkeypatch.setattr(analysis, "ANALYSIS_BUDGET", TINY)
 
 
 def two_people(make_user: Any, kind: str = "keltis") -> tuple[Game, Any, Any]:
