@@ -69,10 +69,10 @@ def move(game: Game, users: list[Any]) -> None:
     """A lay when one is legal, else a random action: a lay always changes the board, while a
     discard drawn back from its pile can leave the position as it was."""
     game.refresh_from_db()
-    legal = engine_state(game).legal()
-    lay = next((a for a in legal if a.startswith("play")), None)
+    engine = engine_state(game)
+    lay = next((a for a in engine.legal() if a.startswith("play")), None)
     action_submit(
-        game_id=game.pk, seat=game.to_move, action=lay or RandomBot(1).choose(engine_state(game)),
+        game_id=game.pk, seat=game.to_move, action=lay or RandomBot(1).choose(engine),
         expected_seq=game.seq, user=users[game.to_move],
     )
     game.refresh_from_db()
