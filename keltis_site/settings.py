@@ -308,6 +308,9 @@ CELERY_BROKER_URL: str = env.str("CELERY_BROKER_URL", default="filesystem://")
 CELERY_FILESYSTEM_QUEUE = VAR_DIR / "celery" / "queue"
 if CELERY_BROKER_URL.startswith("filesystem://"):
     CELERY_FILESYSTEM_QUEUE.mkdir(parents=True, exist_ok=True)  # the transport needs it
+    # kombu's transport with each message written whole (a worker could read one half-written
+    # and stop for good): keltis_site/celery_files.py
+    CELERY_BROKER_TRANSPORT = "keltis_site.celery_files:Transport"
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(CELERY_FILESYSTEM_QUEUE),
         "data_folder_out": str(CELERY_FILESYSTEM_QUEUE),
