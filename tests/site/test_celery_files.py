@@ -16,7 +16,6 @@ import pytest
 from kombu import Connection
 
 from keltis_site import celery_files
-from keltis_site.celery import app
 
 QUEUE = "celery"
 
@@ -30,10 +29,10 @@ def channel(tmp_path: Path) -> Iterator[Any]:
         yield connection.default_channel
 
 
-def test_the_embedded_broker_uses_it() -> None:
-    connection = app.connection_for_write()
-    assert connection.transport_cls == "keltis_site.celery_files:Transport"
-    assert isinstance(connection.transport, celery_files.Transport)
+def test_the_settings_name_resolves_to_it() -> None:
+    """settings.CELERY_BROKER_TRANSPORT on filesystem:// (tests/site/test_settings.py)."""
+    with Connection("filesystem://", transport="keltis_site.celery_files:Transport") as connection:
+        assert isinstance(connection.transport, celery_files.Transport)
 
 
 def test_a_message_is_not_there_to_take_until_it_is_whole(

@@ -40,6 +40,7 @@ def run_settings(**environment: str) -> subprocess.CompletedProcess[str]:
         "import json; from django.conf import settings as s; print(json.dumps({"
         "'db': s.DATABASES['default'], 'debug': s.DEBUG, 'hosts': s.ALLOWED_HOSTS,"
         "'eager': s.CELERY_TASK_ALWAYS_EAGER, 'broker': s.CELERY_BROKER_URL,"
+        "'transport': getattr(s, 'CELERY_BROKER_TRANSPORT', None),"
         "'cache': s.CACHES['default'], 'email_backend': s.EMAIL_BACKEND,"
         "'email_file_path': s.EMAIL_FILE_PATH, 'email_host': s.EMAIL_HOST,"
         "'email_port': s.EMAIL_PORT, 'email_user': s.EMAIL_HOST_USER,"
@@ -106,6 +107,7 @@ def test_without_broker_tasks_go_to_the_file_system_queue() -> None:
     values = settings_with()
 
     assert values["broker"] == "filesystem://"
+    assert values["transport"] == "keltis_site.celery_files:Transport"  # messages written whole
     assert values["eager"] is False
 
 
@@ -113,6 +115,7 @@ def test_with_broker_tasks_go_to_the_broker() -> None:
     values = settings_with(CELERY_BROKER_URL="redis://127.0.0.1:6379/0")
 
     assert values["broker"] == "redis://127.0.0.1:6379/0"
+    assert values["transport"] is None  # the URL's scheme picks kombu's Redis transport
     assert values["eager"] is False
 
 
