@@ -24,11 +24,10 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.db.models import F, Max, Q
 from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
@@ -38,8 +37,11 @@ from django.utils.translation import gettext as _
 from accounts.middleware import user_language
 from games import ratelimit
 from games.models import Game, GameStatus, Seat
+from live import db
 from live.hub import Subscription, hub
+from live.limits import limits
 from live.messages import GameChange
+from live.visitors import StreamBody, Visitor, refused_text, visitor_address
 
 from .authentication import bearer_secret
 from .models import ApiToken, Scope
@@ -50,8 +52,11 @@ Known = dict[int, tuple[int, str]]
 Event = tuple[str, dict[str, Any]]
 
 
-def _refusal(code: str, message: str, status: int) -> HttpResponse:
-    return JsonResponse({"code": code, "message": message}, status=status)
+def _refusal(code: str, message: str, status: int, retry_after: int = 0) -> HttpResponse:
+    response = JsonResponse({"code": code, "message": message}, status=status)
+    if retry_after:
+        response["Retry-After"] = str(retry_after)
+    return response
 
 
 def _authenticate(request: HttpRequest) -> ApiToken | None:
@@ -163,7 +168,12 @@ def _frame(fmt: str, event_id: str, kind: str, data: dict[str, Any]) -> str:
 
 
 async def _stream(
-    sub: Subscription, user_id: int, fmt: str, known: Known, first: list[Event]
+    sub: Subscription,
+    user_id: int,
+    fmt: str,
+    known: Known,
+    first: list[Event],
+    done: Callable[[], None],
 ) -> AsyncIterator[str]:
     ids = Ids()
     try:
@@ -183,10 +193,10 @@ async def _stream(
                 continue
             if change is None:
                 return
-            for kind, data in await sync_to_async(describe)(change, user_id, known):
+            for kind, data in await db.read(describe, change, user_id, known):
                 yield _frame(fmt, ids.next(), kind, data)
     finally:
-        hub.unsubscribe(sub)
+        done()  # unsubscribed, the visitor's limits given back
 
 
 async def events(request: HttpRequest) -> HttpResponse:
@@ -194,7 +204,7 @@ async def events(request: HttpRequest) -> HttpResponse:
         return _refusal(
             "method_not_allowed", _("The request is not valid: nothing was changed."), 405
         )
-    token = await sync_to_async(_authenticate)(request)
+    token = await db.read(_authenticate, request)
     if token is None:
         return _refusal("invalid_token", _("This API token is not valid or was revoked."), 401)
     language = user_language(token.user)
@@ -202,8 +212,8 @@ async def events(request: HttpRequest) -> HttpResponse:
         translation.activate(language)
     if not token.allows(Scope.READ):
         return _refusal("missing_scope", _("This API token lacks the scope this call needs."), 403)
-    counted = await sync_to_async(ratelimit.hit)(
-        "api-read", f"token:{token.pk}", settings.API_READ_RATE_LIMIT
+    counted = await db.read(
+        ratelimit.hit, "api-read", f"token:{token.pk}", settings.API_READ_RATE_LIMIT
     )
     if not counted:  # a client reconnecting in a loop
         return _refusal(
@@ -218,15 +228,29 @@ async def events(request: HttpRequest) -> HttpResponse:
         since_ms = int(raw_since) if raw_since else None
     except ValueError:
         since_ms = None
-    user_id = token.user_id
-    await hub.start()
-    # subscribed before the opening is read: a change committed in between is heard
-    sub = hub.subscribe(user_id=user_id, game_id=None)
-    known, first = await sync_to_async(opening)(user_id, since_ms)
+    who = Visitor(address=visitor_address(request))
+    refusal = limits.admit(who.address)
+    if refusal is not None:
+        return _refusal("rate_limited", refused_text(refusal), 429, refusal.retry_after)
+    body = StreamBody(who.release)
+    try:
+        refusal = limits.admit_user(token.user_id)
+        if refusal is not None:
+            body.close()
+            return _refusal("rate_limited", refused_text(refusal), 429, refusal.retry_after)
+        who.user_id = token.user_id
+        await hub.start()
+        # subscribed before the opening is read: a change committed in between is heard
+        who.sub = hub.subscribe(user_id=who.user_id, game_id=None)
+        known, first = await db.read(opening, who.user_id, since_ms)
+    except BaseException:
+        body.close()
+        raise
+    body.events = _stream(who.sub, who.user_id, fmt, known, first, body.done)
     response = StreamingHttpResponse(
-        _stream(sub, user_id, fmt, known, first),
-        content_type=NDJSON if fmt == "ndjson" else "text/event-stream",
+        body, content_type=NDJSON if fmt == "ndjson" else "text/event-stream"
     )
     response["Cache-Control"] = "no-store"
     response["X-Accel-Buffering"] = "no"
     return response
+

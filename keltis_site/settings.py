@@ -404,6 +404,16 @@ LIVE_CHANNEL: str = env.str("LIVE_CHANNEL", default="keltis:live")
 # LIVE_RETRY_MS before its own reconnect (live.js backs off further on repeated failures).
 LIVE_KEEPALIVE_SECONDS: float = env.float("LIVE_KEEPALIVE_SECONDS", default=20.0)
 LIVE_RETRY_MS: int = env.int("LIVE_RETRY_MS", default=1000)
+# Every database read of the stream server's streams runs in a pool of this many threads, each
+# with one connection (live/db.py): the process's whole connection budget, however many
+# streams it holds.
+LIVE_DB_THREADS: int = env.int("LIVE_DB_THREADS", default=2)
+# Per stream server process (live/limits.py): open streams per logged-in player and per client
+# address (IPv6: per /64), and streams opened per address in a minute; past them a 429 with
+# Retry-After, and the page's script backs off.
+LIVE_STREAMS_PER_USER: int = env.int("LIVE_STREAMS_PER_USER", default=20)
+LIVE_STREAMS_PER_ADDRESS: int = env.int("LIVE_STREAMS_PER_ADDRESS", default=100)
+LIVE_STREAM_OPENS_PER_MINUTE: int = env.int("LIVE_STREAM_OPENS_PER_MINUTE", default=120)
 
 # How the site names itself in emails (never by host and port).
 SITE_NAME: str = env.str("SITE_NAME", default="Keltis by mail")

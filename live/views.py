@@ -13,9 +13,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 
-from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.http import (
     HttpRequest,
@@ -28,9 +27,12 @@ from django.http import (
 from games import presence
 from games.models import GameStatus
 
+from . import db
 from .hub import Subscription, hub
+from .limits import limits
 from .messages import GameChange, state_id
 from .selectors import kept_mark, page_marks
+from .visitors import StreamBody, Visitor, refused, viewer_id, visitor_address
 
 Marks = dict[int, tuple[int, str, int]]
 
@@ -65,7 +67,9 @@ class _Presence:
             await presence.aunmark(self.game_id, self.user_id)
 
 
-async def _stream(sub: Subscription, marks: Marks, since: str) -> AsyncIterator[str]:
+async def _stream(
+    sub: Subscription, marks: Marks, since: str, done: Callable[[], None]
+) -> AsyncIterator[str]:
     watching = _Presence(sub.user_id, sub.game_id)
     try:
         await watching.renew()
@@ -88,7 +92,7 @@ async def _stream(sub: Subscription, marks: Marks, since: str) -> AsyncIterator[
             _update(marks, change, sub)
             yield _event(state_id(marks.items()), change.public())
     finally:
-        hub.unsubscribe(sub)
+        done()  # unsubscribed, the visitor's limits given back
         await watching.end()
 
 
@@ -118,21 +122,39 @@ async def events(request: HttpRequest) -> HttpResponse:
     except ValueError:
         return _cors(request, HttpResponseBadRequest("game: a number"))
     lobby = request.GET.get("lobby") == "1"
-    user = await request.auser()
-    user_id = user.pk if user.is_authenticated else None
-    if user_id is None and game_id is None and not lobby:
-        return _cors(request, HttpResponse(status=204))  # nothing to hear: EventSource stops
-    await hub.start()
-    # subscribed before the marks are read: a change committed in between is heard
-    sub = hub.subscribe(user_id=user_id, game_id=game_id, lobby=lobby)
-    marks = await sync_to_async(page_marks)(user_id=user_id, game_id=game_id, lobby=lobby)
+    address = visitor_address(request)
+    refusal = limits.admit(address)  # before anything is read: a loop costs no query
+    if refusal is not None:
+        return _cors(request, refused(request, refusal))
+    who = Visitor(address=address)
+    body = StreamBody(who.release)
+    try:
+        who.user_id = await db.read(viewer_id, request)
+        if who.user_id is None and game_id is None and not lobby:
+            body.close()
+            return _cors(request, HttpResponse(status=204))  # nothing to hear: EventSource stops
+        if who.user_id is not None:
+            refusal = limits.admit_user(who.user_id)
+            if refusal is not None:
+                who.user_id = None  # not counted for them
+                body.close()
+                return _cors(request, refused(request, refusal))
+        await hub.start()
+        # subscribed before the marks are read: a change committed in between is heard
+        who.sub = hub.subscribe(user_id=who.user_id, game_id=game_id, lobby=lobby)
+        marks = await db.read(page_marks, user_id=who.user_id, game_id=game_id, lobby=lobby)
+    except BaseException:
+        body.close()
+        raise
     if game_id is not None and game_id not in marks:
-        hub.unsubscribe(sub)
+        body.close()
         return _cors(request, HttpResponseNotFound("no such game"))
     if lobby:
         hub.lobby_seen({pk for pk, mark in marks.items() if mark[1] == GameStatus.OPEN})
     since = request.headers.get("Last-Event-ID") or request.GET.get("since", "")
-    response = StreamingHttpResponse(_stream(sub, marks, since), content_type="text/event-stream")
+    body.events = _stream(who.sub, marks, since, body.done)
+    response = StreamingHttpResponse(body, content_type="text/event-stream")
     response["Cache-Control"] = "no-store"
     response["X-Accel-Buffering"] = "no"  # a proxy (nginx) must pass each event on at once
     return _cors(request, response)
+
