@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib.auth import get_user_model
+from django.db import DatabaseError
 from django.shortcuts import get_object_or_404
 from django.utils import translation
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
@@ -186,9 +187,22 @@ class ActionView(ApiView):
                 expected_seq=data["seq"],
                 user=request.user,
             )
+        except (services.GameMovedOn, DatabaseError) as exc:
+            # a retry of a move that was made (its answer lost), or a connection that broke
+            # after the commit: answered as the success it was
+            made = services.retried_move(
+                game_id=game.pk, user_id=request.user.pk, seq=data["seq"],
+                action=data["action"].strip(), after_error=isinstance(exc, DatabaseError),
+            )  # fmt: skip
+            if made is None and isinstance(exc, services.GameServiceError):
+                raise service_error(exc) from None
+            if made is None:
+                raise
+            applied = [made.action]
         except services.GameServiceError as exc:
             raise service_error(exc) from None
-        applied = [result.event.action, *(e.action for e in result.automatic)]
+        else:
+            applied = [result.event.action, *(e.action for e in result.automatic)]
         detail = selectors.game_detail(_game(game_id), request.user)
         return render(ActionOutSerializer, {"applied": applied, "game": detail})
 

@@ -540,6 +540,34 @@ def action_submit(
     )
 
 
+def retried_move(
+    *, game_id: int, user_id: int, seq: int, action: str, after_error: bool = False
+) -> Event | None:
+    """The move a submission of ``action`` at move number ``seq`` by ``user_id`` made, if it
+    did: the event right after ``seq``, by the seat the user holds, the same action, from the
+    player's own hand. A submission retried after its answer was lost (the connection broke
+    after the commit, a double click, a client that resends) finds its move here and is
+    answered as the success it was, not as "the game has moved on".
+
+    ``after_error``: called after a database error; a connection the error left unusable is
+    closed first, and the read opens a fresh one (not inside a caller's transaction, whose
+    state is the caller's to settle: None then)."""
+    if after_error:
+        connection = transaction.get_connection()
+        if connection.in_atomic_block:
+            return None
+        connection.close_if_unusable_or_obsolete()
+    seats = Seat.objects.filter(game_id=game_id, user_id=user_id).values("index")
+    return (
+        Event.objects.filter(
+            game_id=game_id, seq=seq + 1, action=action, seat__in=seats,
+            source=EventSource.PLAYER,
+        )
+        .order_by()
+        .first()
+    )  # fmt: skip
+
+
 def only_step(engine: EngineGame) -> str | None:
     """The action the seat to move must take when it has exactly one (the deck is the only
     pile to draw from, "done" is the only thing left to do), else None: the site takes it

@@ -9,6 +9,7 @@ import json
 
 from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
+from django.db import DatabaseError
 from django.http import (
     Http404,
     HttpRequest,
@@ -28,7 +29,13 @@ from games.drawings import PageDrawings
 from games.error_messages import service_error_text
 from games.models import Game
 from games.presenters.analysis import analysis_rows, analysis_summary
-from games.services import GameServiceError, NotYourSeat, action_submit
+from games.services import (
+    GameMovedOn,
+    GameServiceError,
+    NotYourSeat,
+    action_submit,
+    retried_move,
+)
 
 TEXT = "text/plain; charset=utf-8"
 
@@ -96,6 +103,19 @@ def game_act(request: HttpRequest, game_id: int) -> HttpResponse:
         raise Http404 from None
     except NotYourSeat:
         return HttpResponseForbidden(_("You do not have a seat in this game."), content_type=TEXT)
+    except (GameMovedOn, DatabaseError) as exc:
+        # a retry of a move that was made (its answer lost), or a connection that broke after
+        # the commit: the move stands, and the player is told so
+        made = retried_move(
+            game_id=game_id, user_id=request.user.pk, seq=seq, action=action,
+            after_error=isinstance(exc, DatabaseError),
+        )  # fmt: skip
+        if made is not None:
+            messages.success(request, _("Your move was made."))
+        elif isinstance(exc, GameServiceError):
+            messages.error(request, service_error_text(exc))
+        else:
+            raise
     except GameServiceError as exc:
         messages.error(request, service_error_text(exc))
     else:
