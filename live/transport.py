@@ -37,10 +37,19 @@ def _unix_path(url: str) -> str | None:
     return parts.path if parts.scheme == "unix" else None
 
 
+#: the name the publishers' connections carry in Redis's CLIENT LIST (what an operator sees)
+PUBLISHER_NAME = "keltis-live-publisher"
+
+
 @cache
 def _redis(url: str) -> redis.Redis:
-    # short timeouts: a Redis that is down delays the follow-up work of a move by a second
-    return redis.Redis.from_url(url, socket_timeout=1, socket_connect_timeout=1)
+    """The process's one client for publishing: made once per URL, its connection pool reuses
+    one connection per thread that publishes at the same time (one, in a sync worker), never
+    a connection per move. Short timeouts: a Redis that is down delays the follow-up work of
+    a move by a second."""
+    return redis.Redis.from_url(
+        url, socket_timeout=1, socket_connect_timeout=1, client_name=PUBLISHER_NAME
+    )
 
 
 def publish(data: bytes) -> None:

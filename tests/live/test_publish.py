@@ -161,6 +161,30 @@ def test_redis_pubsub_carries_the_message(
     assert GameChange.decode(message["data"]).game == game.pk
 
 
+def test_publishing_reuses_one_redis_connection(settings: Any) -> None:
+    """A move's publish does not open a connection of its own: twenty publishes, one
+    connection of this process's publisher (named in Redis's CLIENT LIST)."""
+    from live import transport
+
+    url = os.environ.get("LIVE_TEST_REDIS_URL", "redis://127.0.0.1:6379/13")
+    settings.LIVE_PUBSUB_URL = url
+    settings.LIVE_CHANNEL = f"keltis:live:test:{uuid.uuid4().hex}"
+    admin = redis.Redis.from_url(url)
+
+    def publishers() -> set[int]:
+        return {
+            int(c["id"]) for c in admin.client_list() if c["name"] == transport.PUBLISHER_NAME
+        }
+
+    transport.publish(b"{}")
+    before = publishers()
+    for _ in range(20):
+        transport.publish(b"{}")
+    after = publishers()
+    admin.close()
+    assert len(before) >= 1 and after == before
+
+
 def test_the_change_of_a_game_is_read_in_one_query(
     make_user: Any, django_assert_num_queries: Any
 ) -> None:
