@@ -1,138 +1,824 @@
-"""Live pages under load, by hand: N open pages (default 1,000 SSE streams on loopback) on one
-stream server process, one move, and how long each page takes to hear of it.
+"""Live pages under load, by hand (issue 31): N open pages on one stream server process, on
+PostgreSQL as production runs it, one move, and how long each page takes to hear of it; while
+the pages are open, whether moves and pages keep answering.
 
-    .venv/bin/python bench/live.py [--pages 1000] [--port 8450] [--redis redis://127.0.0.1:6379/13]
+    .venv/bin/python bench/live.py [--pages 1000,5000] [--db keltis_bench_live] [--port 8450]
+        [--redis redis://127.0.0.1:6379/13] [--connection-limit 50] [--drop]
+    .venv/bin/python bench/live.py --sqlite [--pages 1000]   # the embedded default
 
-It makes its own SQLite database and VAR_DIR in a temporary folder, starts uvicorn
-(keltis_site.asgi) as a subprocess, opens the streams as asyncio clients (visitors of a public
-game page, as a shared link would), submits one action through games.services.action_submit in
-this process (its after-commit hook publishes, over the Unix socket or Redis), and prints the
-latency from the commit to each stream's event.
+For each size in ``--pages``, in turn: a fresh stream server (uvicorn serving
+``keltis_site.asgi:application``, DEBUG off, as the ``live`` process runs in production) on the
+bench database; N Server-Sent Events streams opened by asyncio clients of this process (visitors
+of a public game's page, as a shared link would bring); one move submitted through
+``games.services.action_submit`` in this process (its after-commit hook publishes, over Redis
+with ``--redis``, else over the embedded default's Unix socket); each stream's latency from the
+commit to the event. Then, the streams still open, ``--repeats`` times: a read of the game page
+(Django's test client, in this process), another move, and the reference of bench/measure.py
+(a pure-Python loop and ``SELECT 1``), interleaved.
+
+It prints, for each size: the streams asked for, open and refused (by answer: "HTTP 500",
+"timeout", ...; a database that refuses connections is counted here, never a crash); the
+delivery latency from the commit (p50, p95, max) and the share reached within 2 s; the stream
+server's RSS (``VmRSS`` of /proc/<pid>/status) before and after opening the streams, and the
+difference per open stream; its threads and CPU; its database connections; the move's and the
+page's latency meanwhile; the reference; the date, machine and load average (bench/measure.py).
+
+Database (PostgreSQL): ``--db`` (default keltis_bench_live; never keltis nor test_*: the name
+must say "bench") on the server of ``--postgres`` (a superuser's URL: it creates the database
+and reads pg_stat_activity), created if missing and reused (``--drop`` drops it at the end).
+The site's processes (the migrations, the stream server, this process's Django) connect as a
+role of the database's name, which owns it and may hold at most ``--connection-limit``
+connections: the server is shared, and a stream server that takes a connection per stream would
+otherwise take all of its ``max_connections`` from everyone on the machine. The limit plays the
+part of a small PostgreSQL's ``max_connections``; ``--connection-limit -1`` lifts it (then only
+``max_connections`` bounds it).
+
+Connections are counted in pg_stat_activity, from a connection of the superuser to the server's
+``postgres`` database (so not counted itself): the rows of the bench database, minus this
+process's own (its Django connection names itself ``application_name=keltis-bench-live``); the
+stream server's name themselves ``keltis-bench-live-stream``, and that count is printed too. On
+SQLite, the stream server's open handles of the database file (/proc/<pid>/fd) are counted.
+
+The per-visitor stream caps (LIVE_STREAMS_PER_ADDRESS, LIVE_STREAMS_PER_USER,
+LIVE_STREAM_OPENS_PER_MINUTE) are set above the number of streams for the stream server (every
+stream here comes from one address); LIVE_DB_THREADS is left to the environment and printed.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import logging
 import os
+import re
 import resource
-import statistics
+import shutil
+import socket
 import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+from urllib.parse import urlsplit, urlunsplit
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from bench.measure import (  # noqa: E402  (the repository is on the path above)
+    Reference,
+    Series,
+    django_pg_settings,
+    footer,
+    header,
+    interleave,
+    median,
+    p95,
+    process_cpu_ms,
+)
+
+DEFAULT_DB = "keltis_bench_live"
+DEFAULT_POSTGRES = "postgres://postgres@127.0.0.1:5432/postgres"
+#: the ports this bench takes the first free one of (tests/live uses 8400-8499 as well)
+PORTS = range(8450, 8500)
+#: connections the bench database's role may hold (the shared server has max_connections 100)
+DEFAULT_CONNECTION_LIMIT = 50
+#: issue 31: a move's event reaches 95% of the open pages within this
+WITHIN_S = 2.0
+#: application_name of each process's connections (how pg_stat_activity tells them apart)
+SERVER_APP = "keltis-bench-live-stream"
+BENCH_APP = "keltis-bench-live"
+MONITOR_APP = "keltis-bench-live-monitor"
+#: the stream server's per-visitor caps (live/, issue 31), lifted above the streams opened
+CAP_VARIABLES = (
+    "LIVE_STREAMS_PER_ADDRESS",
+    "LIVE_STREAMS_PER_USER",
+    "LIVE_STREAM_OPENS_PER_MINUTE",
+)
+
+T = TypeVar("T")
 
 
-async def open_stream(port: int, game_id: int) -> asyncio.StreamReader:
-    reader, writer = await asyncio.open_connection("127.0.0.1", port)
-    writer.write(
-        f"GET /live/events/?game={game_id} HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-        "Accept: text/event-stream\r\n\r\n".encode()
+# -- options -------------------------------------------------------------------------------------
+def sizes(text: str) -> list[int]:
+    """``1000,5000`` (underscores allowed): the numbers of streams, run in turn."""
+    try:
+        values = [int(part.replace("_", "")) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: numbers separated by commas") from None
+    if not values or min(values) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: at least one number of streams, each >= 1")
+    return values
+
+
+def parse(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--pages", type=sizes, default=[1000], help="streams, e.g. 1000,5000")
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--db", default=DEFAULT_DB, help="the PostgreSQL bench database's name")
+    where.add_argument(
+        "--sqlite", action="store_true", help="a SQLite file (the embedded default) instead"
     )
-    await writer.drain()
-    await reader.readuntil(b"retry:")  # headers and the first line: subscribed
-    reader._writer = writer  # type: ignore[attr-defined]  (kept open)
-    return reader
+    parser.add_argument("--postgres", default=DEFAULT_POSTGRES, help="a superuser's URL")
+    parser.add_argument(
+        "--connection-limit", type=int, default=DEFAULT_CONNECTION_LIMIT,
+        help="connections the database's role may hold (-1: none but max_connections)",
+    )  # fmt: skip
+    parser.add_argument("--drop", action="store_true", help="drop the database and role after")
+    parser.add_argument("--port", type=int, default=0, help=f"default: the first free of {PORTS}")
+    parser.add_argument(
+        "--redis", default="", help="Redis pub/sub URL of the transport (default: Unix socket)"
+    )
+    parser.add_argument("--repeats", type=int, default=5, help="moves and page reads meanwhile")
+    parser.add_argument("--concurrency", type=int, default=100, help="streams opening at once")
+    parser.add_argument("--timeout", type=float, default=60.0, help="s to open or hear a stream")
+    return parser.parse_args(argv)
 
 
-async def hear(reader: asyncio.StreamReader) -> float:
-    await reader.readuntil(b"event: change")
+# -- this machine --------------------------------------------------------------------------------
+def raise_open_files() -> tuple[int, int]:
+    """The soft limit of open files up to the hard one (the subprocesses inherit it)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = hard if hard != resource.RLIM_INFINITY else max(soft, 65536)
+    if wanted > soft:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+    return resource.getrlimit(resource.RLIMIT_NOFILE)
+
+
+def port_free(port: int) -> bool:
+    """Nobody listens on ``port`` (connections of an earlier server waiting out their close, as
+    uvicorn's own bind allows, do not count)."""
+    with socket.socket() as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+def free_port(ports: range = PORTS) -> int:
+    for port in ports:
+        if port_free(port):
+            return port
+    raise SystemExit(f"bench/live.py: no free port in {ports}")
+
+
+def proc_status(pid: int) -> dict[str, str]:
+    """/proc/<pid>/status as a dict (empty once the process is gone)."""
+    try:
+        lines = Path(f"/proc/{pid}/status").read_text().splitlines()
+    except OSError:
+        return {}
+    return {key: value.strip() for key, _, value in (line.partition(":") for line in lines)}
+
+
+def rss_mib(pid: int) -> float:
+    """The process's resident memory (VmRSS), MiB."""
+    return int(proc_status(pid).get("VmRSS", "0 kB").split()[0]) / 1024
+
+
+def threads(pid: int) -> int:
+    return int(proc_status(pid).get("Threads", "0"))
+
+
+def open_handles(pid: int, path: Path) -> int:
+    """How many of the process's file descriptors are ``path`` (SQLite: a connection each)."""
+    count = 0
+    with contextlib.suppress(OSError):
+        for fd in Path(f"/proc/{pid}/fd").iterdir():
+            with contextlib.suppress(OSError):
+                count += os.readlink(fd) == str(path)
+    return count
+
+
+# -- the database --------------------------------------------------------------------------------
+class Postgres:
+    """The bench database on a shared server, its role, and the superuser's connection that
+    counts connections."""
+
+    def __init__(self, admin_url: str, name: str) -> None:
+        if not re.fullmatch(r"[a-z_][a-z0-9_]*", name):
+            raise SystemExit(f"bench/live.py: {name!r}: lower-case letters, digits and _ only")
+        if name == "keltis" or name.startswith("test_") or "bench" not in name:
+            raise SystemExit(f"bench/live.py: refusing database {name!r}: its name must say bench")
+        self.admin_url = admin_url
+        self.name = name  # the database's, and its role's
+        self.monitor: Any = None
+
+    def url(self, application_name: str) -> str:
+        """The role's URL of the bench database (no password: trust on loopback, as here)."""
+        parts = urlsplit(self.admin_url)
+        netloc = f"{self.name}@{parts.hostname or '127.0.0.1'}:{parts.port or 5432}"
+        return urlunsplit(
+            (parts.scheme, netloc, f"/{self.name}", f"application_name={application_name}", "")
+        )
+
+    def _admin(self) -> Any:
+        import psycopg
+
+        return psycopg.connect(self.admin_url, autocommit=True, application_name=MONITOR_APP)
+
+    def prepare(self, connection_limit: int) -> str:
+        """The role (with its connection limit) and the database it owns, created if missing
+        (says which). A database of that name that this bench did not make (another owner) is
+        left alone: the run stops."""
+        from psycopg import sql
+
+        role = sql.Identifier(self.name)
+        self.monitor = self._admin()
+        cur = self.monitor.cursor()
+        owner = cur.execute(
+            "SELECT pg_get_userbyid(datdba) FROM pg_database WHERE datname = %s", [self.name]
+        ).fetchone()
+        if owner and owner[0] != self.name:
+            raise SystemExit(
+                f"bench/live.py: database {self.name!r} exists, owned by {owner[0]!r}: not one "
+                "this bench made; choose another --db"
+            )
+        row = cur.execute(
+            "SELECT rolsuper FROM pg_roles WHERE rolname = %s", [self.name]
+        ).fetchone()
+        if row and row[0]:
+            raise SystemExit(f"bench/live.py: role {self.name!r} is a superuser: not ours")
+        if not row:
+            cur.execute(sql.SQL("CREATE ROLE {} LOGIN").format(role))
+        cur.execute(
+            sql.SQL("ALTER ROLE {} NOSUPERUSER NOCREATEDB NOCREATEROLE CONNECTION LIMIT {}").format(
+                role, sql.Literal(connection_limit)
+            )
+        )
+        if owner:
+            return "reused"
+        cur.execute(sql.SQL("CREATE DATABASE {} OWNER {}").format(role, role))
+        return "created"
+
+    def connections(self) -> tuple[int, int, int]:
+        """pg_stat_activity's rows of the bench database: all, this process's, the stream
+        server's (by application_name)."""
+        row = self.monitor.execute(
+            "SELECT count(*), count(*) FILTER (WHERE application_name = %s),"
+            " count(*) FILTER (WHERE application_name = %s)"
+            " FROM pg_stat_activity WHERE datname = %s",
+            [BENCH_APP, SERVER_APP, self.name],
+        ).fetchone()
+        return row[0], row[1], row[2]
+
+    def settings_line(self) -> str:
+        row = self.monitor.execute(
+            "SELECT current_setting('max_connections'),"
+            " current_setting('superuser_reserved_connections'),"
+            " (SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend')"
+        ).fetchone()
+        return f"max_connections {row[0]} ({row[1]} reserved for superusers), {row[2]} in use now"
+
+    def new_connection(self) -> str:
+        """Whether one more connection of the role is accepted now (a new web or worker
+        process opening its first), and in how long."""
+        import psycopg
+
+        started = time.perf_counter()
+        try:
+            with psycopg.connect(self.url(BENCH_APP + "-probe"), connect_timeout=10) as conn:
+                conn.execute("SELECT 1")
+        except psycopg.Error as exc:
+            return "refused: " + str(exc).strip().splitlines()[-1][:160]
+        return f"accepted in {(time.perf_counter() - started) * 1000:.1f} ms"
+
+    def drop(self) -> None:
+        from psycopg import sql
+
+        with self._admin() as conn:
+            name = sql.Identifier(self.name)
+            conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(name))
+            conn.execute(sql.SQL("DROP ROLE IF EXISTS {}").format(name))
+
+    def close(self) -> None:
+        if self.monitor is not None:
+            self.monitor.close()
+            self.monitor = None
+
+
+# -- the site's processes ------------------------------------------------------------------------
+def site_env(folder: Path, database_url: str, pubsub_url: str) -> dict[str, str]:
+    """The environment of every process of the site here: production's settings (DEBUG off,
+    with the static files collected into ``folder``), the bench's database and transport, a
+    task queue and cache of its own in ``folder`` (no task reaches anybody's worker)."""
+    return {
+        "DJANGO_SETTINGS_MODULE": "bench_live_settings",  # written into folder by prepare_site
+        "PYTHONPATH": os.pathsep.join(
+            p for p in (str(folder), str(REPO), os.environ.get("PYTHONPATH")) if p
+        ),
+        "ENV_FILE": str(folder / "no.env"),  # a local .env does not change the figures
+        "VAR_DIR": str(folder / "var"),
+        "DATABASE_URL": database_url,
+        "CELERY_BROKER_URL": "filesystem://",
+        "CELERY_TASK_ALWAYS_EAGER": "False",
+        "CACHE_URL": f"filecache://{folder / 'var' / 'cache'}",
+        "LIVE_PUBSUB_URL": pubsub_url,
+        "LIVE_CHANNEL": f"keltis:live:bench:{os.getpid()}",  # pub/sub ignores the db number
+        "DEBUG": "False",
+        "SECRET_KEY": "bench-live-not-secret",
+        "ALLOWED_HOSTS": "127.0.0.1,localhost,testserver",
+        "SECURE_SSL_REDIRECT": "False",
+        "LOG_LEVEL": "WARNING",
+        "LOG_FORMAT": "plain",
+    }
+
+
+def prepare_site(folder: Path, env: dict[str, str]) -> None:
+    """The settings module (the site's, static files collected into ``folder``), the static
+    files (DEBUG off names the hashed ones) and the migrations."""
+    (folder / "bench_live_settings.py").write_text(
+        "from keltis_site.settings import *  # noqa: F403\n"
+        f"STATIC_ROOT = {str(folder / 'static')!r}\n"
+    )
+    for command in (["migrate"], ["collectstatic", "--noinput"]):
+        subprocess.run(
+            [sys.executable, "manage.py", *command, "--verbosity", "0"],
+            cwd=REPO, env={**os.environ, **env}, check=True,
+        )  # fmt: skip
+
+
+@contextlib.contextmanager
+def stream_server(env: dict[str, str], port: int, log: Path) -> Iterator[subprocess.Popen[bytes]]:
+    """uvicorn serving keltis_site.asgi on ``port``, started and answering; stopped after."""
+    if not port_free(port):
+        raise SystemExit(f"bench/live.py: port {port} is taken")
+    with open(log, "ab") as out:
+        server = subprocess.Popen(
+            [
+                sys.executable, "-m", "uvicorn", "keltis_site.asgi:application",
+                "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning",
+                "--no-access-log", "--timeout-graceful-shutdown", "1", "--backlog", "4096",
+            ],
+            cwd=REPO, env={**os.environ, **env}, stdout=out, stderr=subprocess.STDOUT,
+        )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            if server.poll() is not None:
+                raise RuntimeError(f"the stream server exited ({server.returncode}); see {log}")
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=1):
+                    break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"the stream server did not answer; see {log}") from None
+                time.sleep(0.1)
+        yield server
+    finally:
+        server.terminate()
+        try:
+            server.wait(30)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+
+
+def log_summary(log: Path, start: int) -> str:
+    """The stream server's log of this size (from byte ``start``): lines, and the last error."""
+    try:
+        text = log.read_bytes()[start:].decode(errors="replace")
+    except OSError:
+        return "no log"
+    lines = text.splitlines()
+    errors = [line for line in lines if re.search(r"Error|error|FATAL", line)]
+    last = f"; last error line: {errors[-1].strip()[:200]}" if errors else ""
+    return f"{len(lines)} lines, {len(errors)} naming an error ({log}){last}"
+
+
+# -- this process's Django: one thread, so one connection ----------------------------------------
+class Site:
+    """The site's services in this process, every call in one thread (Django's connection is
+    the thread's: this process holds one, opened before the streams)."""
+
+    def __init__(self) -> None:
+        self.pool = ThreadPoolExecutor(1, thread_name_prefix="django")
+        self.runs = 0
+
+    def close(self) -> None:
+        from django.db import connections
+
+        with contextlib.suppress(Exception):
+            self.call(connections.close_all)
+        self.pool.shutdown()
+
+    def call(self, func: Callable[..., T], *args: Any) -> T:
+        return self.pool.submit(func, *args).result()
+
+    async def acall(self, func: Callable[..., T], *args: Any) -> T:
+        return await asyncio.get_running_loop().run_in_executor(self.pool, func, *args)
+
+    def game(self) -> tuple[int, list[Any]]:
+        """A running two-player game of new players (the database may be reused), its page
+        read once."""
+        from accounts.models import User
+        from games.services import game_create, game_join
+
+        self.runs += 1
+        tag = f"{os.getpid()}-{int(time.time())}-{self.runs}"
+        users = [
+            User.objects.create_user(
+                username=f"{name}-{tag}", email=f"{name}-{tag}@example.test", password=None
+            )
+            for name in ("anna", "bela")
+        ]
+        game = game_create(creator=users[0], kind="keltis", player_count=2)
+        game_join(game_id=game.pk, user=users[1])
+        self.page(game.pk, users[0])  # once untimed: its templates compiled, its queries warm
+        return game.pk, users
+
+    @staticmethod
+    def _action(game_id: int, users: list[Any]) -> dict[str, Any]:
+        from games.engine.bots import RandomBot
+        from games.models import Game
+        from games.services import engine_state
+
+        game = Game.objects.get(pk=game_id)
+        return {
+            "game_id": game_id, "seat": game.to_move, "expected_seq": game.seq,
+            "action": RandomBot(game.seq).choose(engine_state(game)),
+            "user": users[game.to_move],
+        }  # fmt: skip
+
+    def first_move(self, game_id: int, users: list[Any]) -> tuple[float, float]:
+        """A move, and when it committed (an on-commit callback registered before the
+        action's own hooks: the publish among them) and when the call returned."""
+        from django.db import transaction
+
+        from games.services import action_submit
+
+        kwargs = self._action(game_id, users)
+        committed: list[float] = []
+        with transaction.atomic():
+            transaction.on_commit(lambda: committed.append(time.perf_counter()))
+            action_submit(**kwargs)
+        return committed[0], time.perf_counter()
+
+    def move(self, game_id: int, users: list[Any]) -> tuple[float, float]:
+        """Another move: its wall ms and this thread's CPU ms (reading the game included)."""
+        from games.services import action_submit
+
+        start, cpu = time.perf_counter(), time.thread_time()
+        action_submit(**self._action(game_id, users))
+        return (time.perf_counter() - start) * 1000, (time.thread_time() - cpu) * 1000
+
+    def page(self, game_id: int, user: Any) -> tuple[float, float]:
+        """The game page as its player reads it (Django's test client): wall and CPU ms."""
+        from django.test import Client
+
+        client = Client()
+        client.force_login(user)
+        start, cpu = time.perf_counter(), time.thread_time()
+        response = client.get(f"/games/{game_id}/")
+        wall, cpu = (time.perf_counter() - start) * 1000, (time.thread_time() - cpu) * 1000
+        if response.status_code != 200:
+            raise RuntimeError(f"the game page answered {response.status_code}")
+        return wall, cpu
+
+
+# -- the streams ---------------------------------------------------------------------------------
+@dataclass
+class Stream:
+    reader: asyncio.StreamReader
+    writer: asyncio.StreamWriter
+
+
+async def open_stream(port: int, game_id: int, timeout: float) -> tuple[str, Stream | None]:
+    """One page's stream: ("open", the stream) once its first line came, else what came
+    instead ("HTTP 500", "timeout", "ConnectionResetError", ...)."""
+    writer = None
+    try:
+        async with asyncio.timeout(timeout):
+            reader, writer = await asyncio.open_connection("127.0.0.1", port)
+            writer.write(
+                f"GET /live/events/?game={game_id} HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                "Accept: text/event-stream\r\n\r\n".encode()
+            )
+            await writer.drain()
+            head = await reader.readuntil(b"\r\n\r\n")
+            status = head.split(None, 2)[1].decode()
+            if status != "200":
+                writer.close()
+                return f"HTTP {status}", None
+            await reader.readuntil(b"retry:")  # its first line: subscribed, marks read
+            return "open", Stream(reader, writer)
+    except TimeoutError:
+        outcome = "timeout"
+    except (OSError, asyncio.IncompleteReadError, asyncio.LimitOverrunError) as exc:
+        outcome = type(exc).__name__
+    if writer is not None:
+        writer.close()
+    return outcome, None
+
+
+async def hear(stream: Stream) -> float:
+    await stream.reader.readuntil(b"event: change")
     return time.perf_counter()
 
 
-def duel() -> tuple[Any, list[Any]]:
-    from accounts.models import User
-    from games.models import Game
-    from games.services import game_create, game_join
+@dataclass
+class Result:
+    """One size's figures (the run's summary table)."""
 
-    anna = User.objects.create_user(username="anna", email="a@example.test", password="x" * 20)
-    bela = User.objects.create_user(username="bela", email="b@example.test", password="x" * 20)
-    game = game_create(creator=anna, kind="keltis", player_count=2)
-    game_join(game_id=game.pk, user=bela)
-    return Game.objects.get(pk=game.pk), [anna, bela]
+    asked: int
+    outcomes: Counter[str] = field(default_factory=Counter)
+    latencies: list[float] = field(default_factory=list)  # s, of the streams that heard
+    rss: tuple[float, float] = (0.0, 0.0)
+    connections: str = "n/a"
+    move: Series = field(
+        default_factory=lambda: Series("move (action_submit, publish included)", cpu_of="thread")
+    )
+    page: Series = field(
+        default_factory=lambda: Series("game page (test client, its player)", cpu_of="thread")
+    )
+
+    @property
+    def open(self) -> int:
+        return self.outcomes["open"]
+
+    @property
+    def within(self) -> int:
+        return sum(1 for t in self.latencies if t <= WITHIN_S)
+
+    def per_stream_kib(self) -> float | None:
+        return (self.rss[1] - self.rss[0]) * 1024 / self.open if self.open else None
 
 
-async def main(args: argparse.Namespace, game: Any, users: list[Any]) -> None:
-    from games.engine.bots import RandomBot
-    from games.services import action_submit, engine_state
+def ms(values: list[float], pick: Callable[[list[float]], float]) -> str:
+    return f"{pick(values) * 1000:.0f} ms" if values else "-"
+
+
+async def measure(
+    args: argparse.Namespace, site: Site, db: Postgres | None, db_file: Path | None,
+    server: subprocess.Popen[bytes], port: int, pages: int,
+) -> Result:  # fmt: skip
+    result = Result(pages)
+    pid = server.pid
+    game_id, users = await site.acall(site.game)
+    print(f"game {game_id}: a running two-player game, its page open to visitors")
+
+    def connections() -> str:
+        if db is not None:
+            total, own, named = db.connections()
+            return (
+                f"{total - own} (pg_stat_activity rows of {db.name}: {total}, minus this "
+                f"process's {own}; rows named {SERVER_APP}: {named})"
+            )
+        assert db_file is not None
+        return f"{open_handles(pid, db_file)} open handles of {db_file.name} (/proc/{pid}/fd)"
+
+    # a first stream, opened and closed: the server has imported and connected once
+    outcome, warm = await open_stream(port, game_id, args.timeout)
+    if warm is not None:
+        warm.writer.close()
+    await asyncio.sleep(0.5)
+    rss_before, threads_before, cpu_before = rss_mib(pid), threads(pid), process_cpu_ms(pid)
+    print(
+        f"stream server (pid {pid}) before: RSS {rss_before:.1f} MiB, {threads_before} threads; "
+        f"database connections {connections()}; warm-up stream: {outcome}"
+    )
+
+    gate = asyncio.Semaphore(args.concurrency)
+
+    async def one() -> tuple[str, Stream | None]:
+        async with gate:
+            return await open_stream(port, game_id, args.timeout)
 
     started = time.perf_counter()
-    readers = []
-    for start in range(0, args.pages, 100):  # in batches: the accept queue stays short
-        readers += await asyncio.gather(
-            *(open_stream(args.port, game.pk) for _ in range(start, min(args.pages, start + 100)))
-        )
-    print(f"{len(readers)} streams open in {time.perf_counter() - started:.1f} s")
-    waits = [asyncio.ensure_future(hear(r)) for r in readers]
-    await asyncio.sleep(0.5)
-
-    def move() -> float:
-        action_submit(
-            game_id=game.pk, seat=game.to_move, action=RandomBot(1).choose(engine_state(game)),
-            expected_seq=game.seq, user=users[game.to_move],
-        )
-        return time.perf_counter()  # committed, and published by the hook
-
-    committed = await asyncio.to_thread(move)
-    heard = await asyncio.wait_for(asyncio.gather(*waits), timeout=30)
-    latencies = sorted(t - committed for t in heard)
-    within = sum(1 for t in latencies if t <= 2.0)
-    print(
-        f"{len(latencies)} pages heard the move: {within} within 2 s; "
-        f"median {statistics.median(latencies) * 1000:.0f} ms, "
-        f"p99 {latencies[int(len(latencies) * 0.99) - 1] * 1000:.0f} ms, "
-        f"max {latencies[-1] * 1000:.0f} ms"
-    )
-
-
-def run() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--pages", type=int, default=1000)
-    parser.add_argument("--port", type=int, default=8450)
-    parser.add_argument("--redis", default="")
-    args = parser.parse_args()
-    _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-    folder = Path(tempfile.mkdtemp(prefix="bench-live-"))
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "keltis_site.settings",
-        "DATABASE_URL": f"sqlite:///{folder / 'db.sqlite3'}",
-        "VAR_DIR": str(folder / "var"),
-        "LIVE_PUBSUB_URL": args.redis or f"unix://{folder / 'var' / 'live.sock'}",
-        "LIVE_CHANNEL": f"keltis:live:bench:{os.getpid()}",  # pub/sub ignores the db number
-        "CELERY_TASK_ALWAYS_EAGER": "False",
-        "LOG_LEVEL": "WARNING",
-    }
-    os.environ.update(env)
-    subprocess.run(
-        [sys.executable, "manage.py", "migrate", "--verbosity", "0"], cwd=REPO, env=env,
-        check=True,
-    )
-    server = subprocess.Popen(
-        [
-            str(Path(sys.executable).with_name("uvicorn")), "keltis_site.asgi:application",
-            "--port", str(args.port), "--log-level", "warning", "--no-access-log",
-            "--timeout-graceful-shutdown", "1", "--backlog", "4096",
-        ],
-        cwd=REPO, env=env,
-    )
+    opened = await asyncio.gather(*(one() for _ in range(pages)))
+    took = time.perf_counter() - started
+    streams = [stream for _, stream in opened if stream is not None]
     try:
-        time.sleep(3)
-        sys.path.insert(0, str(REPO))
+        result.outcomes.update(outcome for outcome, _ in opened)
+        refused = ", ".join(
+            f"{n} {what}" for what, n in result.outcomes.most_common() if what != "open"
+        )
+        print(
+            f"{len(streams)} of {pages} streams open in {took:.1f} s; refused or failed: "
+            f"{pages - len(streams)}{f' ({refused})' if refused else ''}"
+        )
+        await asyncio.sleep(1.0)  # the server settles (threads of refused streams end)
+        rss_after, cpu_opened = rss_mib(pid), process_cpu_ms(pid)
+        result.rss = (rss_before, rss_after)
+        result.connections = connections()
+        per = result.per_stream_kib()
+        open_cpu = (
+            f"; its CPU for the opening {cpu_opened - cpu_before:.0f} ms"
+            if cpu_opened is not None and cpu_before is not None
+            else ""
+        )
+        print(
+            f"stream server after: RSS {rss_after:.1f} MiB, {threads(pid)} threads; "
+            f"memory per open stream {f'{per:.1f} KiB' if per is not None else '-'}{open_cpu}"
+        )
+        if len(streams) < pages and per is not None:
+            print(
+                f"  (the difference includes the server's work on the {pages - len(streams)} "
+                "refused streams, whose memory it does not give back: not a stream's cost)"
+            )
+        print(f"stream server's database connections: {result.connections}")
+        if db is not None:
+            print(f"a new connection of the site's role to {db.name} now: {db.new_connection()}")
+
+        # the move, and each open stream's latency from its commit
+        waits = [asyncio.ensure_future(hear(stream)) for stream in streams]
+        await asyncio.sleep(0.5)
+        cpu_fan = process_cpu_ms(pid)
+        try:
+            committed, returned = await site.acall(site.first_move, game_id, users)
+        except Exception as exc:  # a refused connection: said, and the run goes on
+            print(f"the move failed: {type(exc).__name__}: {str(exc).strip()[:200]}")
+            for wait in waits:
+                wait.cancel()
+            return result
+        done, pending = (
+            (await asyncio.wait(waits, timeout=args.timeout)) if waits else (set(), set())
+        )
+        cpu_fanned = process_cpu_ms(pid)
+        for wait in pending:
+            wait.cancel()
+        heard = sorted(
+            wait.result() - committed
+            for wait in done
+            if not wait.cancelled() and not wait.exception()
+        )
+        result.latencies = heard
+        share = f"{result.within / len(streams):.1%}" if streams else "-"
+        print(
+            f"the move committed; action_submit returned "
+            f"{(returned - committed) * 1000:.1f} ms later (its after-commit hooks, the publish "
+            f"among them)"
+        )
+        fan_cpu = (
+            f"; the stream server's CPU for the fan-out {cpu_fanned - cpu_fan:.0f} ms"
+            if cpu_fan is not None and cpu_fanned is not None
+            else ""
+        )
+        print(
+            f"delivery from commit: {len(heard)} of {len(streams)} open streams heard the move "
+            f"(not within {args.timeout:.0f} s: {len(streams) - len(heard)}); p50 "
+            f"{ms(heard, median)}, p95 {ms(heard, p95)}, max {ms(heard, max)}; "
+            f"within {WITHIN_S:.0f} s: {result.within} of {len(streams)} open ({share}), "
+            f"{result.within} of {pages} asked ({result.within / pages:.1%}){fan_cpu}"
+        )
+
+        # the streams still open: do moves and pages keep answering?
+        ref = Reference()
+        failures: Counter[str] = Counter()
+
+        def timed(series: Series, func: Callable[..., tuple[float, float]], *a: Any) -> None:
+            try:
+                wall, cpu = func(*a)
+            except Exception as exc:
+                failures[f"{series.what}: {type(exc).__name__}: {str(exc).strip()[:160]}"] += 1
+                return
+            series.add([wall], cpu)
+
+        def reference() -> None:
+            try:
+                ref.measure()
+            except Exception as exc:
+                failures[f"reference: {type(exc).__name__}: {str(exc).strip()[:160]}"] += 1
+
+        steps: list[tuple[str, Callable[[int], Any]]] = [
+            ("page", lambda _: timed(result.page, site.page, game_id, users[0])),
+            ("move", lambda _: timed(result.move, site.move, game_id, users)),
+            ("reference", lambda _: reference()),
+        ]
+        await site.acall(interleave, args.repeats, steps)
+        print(f"meanwhile, {len(streams)} streams open, {args.repeats} repeats in this process:")
+        for series in (result.page, result.move):
+            print("  " + (series.line(ref) if series.wall else f"{series.what}: no answer"))
+        for line in ref.lines() if ref.loop_cpu else []:
+            print("  " + line)
+        for what, n in failures.items():
+            print(f"  failed {n}x: {what}")
+    finally:
+        for stream in streams:
+            stream.writer.close()
+    return result
+
+
+# -- the run -------------------------------------------------------------------------------------
+def live_db_threads() -> str:
+    from django.conf import settings
+
+    value = getattr(settings, "LIVE_DB_THREADS", None)
+    if value is not None:
+        source = "from the environment" if "LIVE_DB_THREADS" in os.environ else "the default"
+        return f"{value} ({source})"
+    return (
+        "not a setting of this checkout (env: " + os.environ.get("LIVE_DB_THREADS", "unset") + ")"
+    )
+
+
+def summary(results: list[Result]) -> list[str]:
+    lines = [
+        "| streams asked | open | refused or failed | p50 | p95 | max | within 2 s (of asked) "
+        "| RSS before → after | per stream | DB connections of the stream server "
+        "| move p50 / p95 | page p50 / p95 |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in results:
+        per = r.per_stream_kib()
+        conn = r.connections.split(" ", 1)[0]
+
+        def wall(s: Series) -> str:
+            return f"{median(s.wall):.0f} / {p95(s.wall):.0f} ms" if s.wall else "-"
+
+        lines.append(
+            f"| {r.asked:,} | {r.open:,} | {r.asked - r.open:,} | {ms(r.latencies, median)} | "
+            f"{ms(r.latencies, p95)} | {ms(r.latencies, max)} | {r.within:,} "
+            f"({r.within / r.asked:.1%}) | {r.rss[0]:.0f} → {r.rss[1]:.0f} MiB | "
+            f"{f'{per:.0f} KiB' if per is not None else '-'} | {conn} | {wall(r.move)} | "
+            f"{wall(r.page)} |"
+        )
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse(argv)
+    started = time.perf_counter()
+    soft, hard = raise_open_files()
+    db = None if args.sqlite else Postgres(args.postgres, args.db)  # the name checked first
+    port = args.port or free_port()
+    folder = Path(tempfile.mkdtemp(prefix="bench-live-"))
+    db_file = folder / "db.sqlite3" if args.sqlite else None
+    transport = args.redis or f"unix://{folder / 'var' / 'live.sock'}"
+    ok = False
+    site: Site | None = None
+    for line in header("bench/live.py"):
+        print(line)
+    try:
+        if db is not None:
+            done = db.prepare(args.connection_limit)
+            limit = "none" if args.connection_limit < 0 else args.connection_limit
+            print(
+                f"database: PostgreSQL {db.name} ({done}), as role {db.name} (connection "
+                f"limit {limit}); server: {db.settings_line()}"
+            )
+            env = site_env(folder, db.url(BENCH_APP), transport)
+        else:
+            print(f"database: SQLite {db_file}")
+            env = site_env(folder, f"sqlite:///{db_file}", transport)
+        print(
+            f"transport: {'Redis pub/sub ' + args.redis if args.redis else 'Unix socket'}; "
+            f"stream server on 127.0.0.1:{port}; open files: soft limit {soft} (hard {hard}), "
+            f"the stream server's the same"
+        )
+        prepare_site(folder, env)
+        os.environ.update(env)
+        sys.path.insert(0, str(folder))  # the settings module
         import django
 
         django.setup()
-        game, users = duel()
-        asyncio.run(main(args, game, users))
+        logging.getLogger("kombu").setLevel(logging.ERROR)  # the file queue's hostname notice
+        site = Site()
+        if db is not None:
+            print(site.call(django_pg_settings))
+        print(f"LIVE_DB_THREADS: {site.call(live_db_threads)}")
+        if max(args.pages) + 100 > soft:
+            print(f"warning: {max(args.pages)} streams need more open files than {soft}")
+        server_url = db.url(SERVER_APP) if db is not None else env["DATABASE_URL"]
+        log = folder / "stream-server.log"
+        results = []
+        for pages in args.pages:
+            caps = {name: str(pages * 2 + 100) for name in CAP_VARIABLES}
+            print(
+                f"\n== {pages:,} streams; caps lifted: "
+                + ", ".join(f"{k}={v}" for k, v in caps.items())
+            )
+            start = log.stat().st_size if log.exists() else 0
+            with stream_server({**env, **caps, "DATABASE_URL": server_url}, port, log) as server:
+                results.append(asyncio.run(measure(args, site, db, db_file, server, port, pages)))
+            print(f"stream server's log: {log_summary(log, start)}")
+        print("\n" + "\n".join(summary(results)))
+        ok = all(r.latencies for r in results)
+        if not ok:
+            print("no delivery figure for some size: no open stream heard the move")
     finally:
-        server.terminate()
-        server.wait(10)
+        for line in footer(started):
+            print(line)
+        if site is not None:
+            site.close()
+        if db is not None:
+            db.close()
+            if args.drop:
+                db.drop()
+                print(f"dropped database and role {db.name}")
+        if ok or not (folder / "stream-server.log").exists():  # nothing to read there
+            shutil.rmtree(folder, ignore_errors=True)
+        else:
+            print(f"kept {folder} (the stream server's log, the settings)")
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":
-    run()
+    sys.exit(main())
