@@ -76,7 +76,8 @@ def test_messages_written_while_a_worker_polls_all_arrive(channel: Any) -> None:
 def test_an_unreadable_message_is_logged_and_the_next_one_read(
     channel: Any, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    (tmp_path / f"1_broken.{QUEUE}.msg").write_bytes(b"")
+    # named to sort first: the real names start with the monotonic clock in ms, never 0
+    (tmp_path / f"0_broken.{QUEUE}.msg").write_bytes(b"")
     channel._put(QUEUE, {"body": "after it"})
     with caplog.at_level(logging.ERROR, "keltis_site.celery_files"), pytest.raises(Empty):
         channel._get(QUEUE)
