@@ -24,7 +24,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.cache import cache_control
 from django.views.decorators.http import require_GET, require_POST
 
-from games import analysis, integrity, presenters, ratelimit, selectors
+from games import analysis, integrity, presence, presenters, ratelimit, selectors
 from games.drawings import PageDrawings
 from games.error_messages import service_error_text
 from games.models import Game
@@ -111,6 +111,7 @@ def game_act(request: HttpRequest, game_id: int) -> HttpResponse:
             after_error=isinstance(exc, DatabaseError),
         )  # fmt: skip
         if made is not None:
+            presence.mark_stepped(game_id, request.user.pk)
             messages.success(request, _("Your move was made."))
         elif isinstance(exc, GameServiceError):
             messages.error(request, service_error_text(exc))
@@ -119,6 +120,8 @@ def game_act(request: HttpRequest, game_id: int) -> HttpResponse:
     except GameServiceError as exc:
         messages.error(request, service_error_text(exc))
     else:
+        # a step on the page: the player's next turn messages wait (notifications.quiet)
+        presence.mark_stepped(game_id, request.user.pk)
         kind, seat = result.game.kind, result.event.seat
         names = selectors.seat_names(game=result.game, rows=result.seats)
         view = result.engine.view(seat)

@@ -1,7 +1,8 @@
-"""Quiet while active: a player at the game (its page open, or a step taken in the last
-NOTIFICATION_QUIET_MINUTES) gets no turn message for it; the same turn still theirs after the
-delay does bring one. Reminders are never held; "always notify me" restores every message.
-Time is moved with time-machine, never slept."""
+"""Quiet while active: a player at the game (its page open, or a step taken on its page in the
+last NOTIFICATION_QUIET_MINUTES) gets no turn message for it; the same turn still theirs after
+the delay does bring one. A move made by replying to the turn email does not count: an email
+player gets the next turn email at once. Reminders are never held; "always notify me" restores
+every message. Time is moved with time-machine, never slept."""
 
 from __future__ import annotations
 
@@ -10,12 +11,20 @@ from typing import Any
 
 import pytest
 import time_machine
+from allauth.account.models import EmailAddress
 from django.core import mail
+from django.test import Client
+from django.urls import reverse
 
 from games import presence
+from games.engine.bots import RandomBot
+from games.models import Event, EventSource, GameStatus
+from games.state import engine_state
 from notifications import outbox
+from notifications.inbound.handler import receive
 from notifications.models import Notification, NotificationKind, NotificationStatus
-from tests.notifications.conftest import play_turn
+from tests.notifications.conftest import Table, play_turn
+from tests.notifications.inbound.conftest import reply, reply_address
 
 pytestmark = pytest.mark.django_db
 
@@ -26,6 +35,20 @@ START = datetime(2026, 3, 2, 10, 0, tzinfo=UTC)
 def _quiet(settings: Any) -> None:
     settings.NOTIFICATION_QUIET_MINUTES = 10
     settings.LIVE_KEEPALIVE_SECONDS = 20  # a presence mark lives for a minute unrefreshed
+
+
+def play_turn_on_page(t: Table, seed: int = 1) -> None:
+    """The seat to move plays its whole turn with the game page's buttons (``game_act``)."""
+    game = t.refresh()
+    seat = game.to_move
+    page = Client()
+    page.force_login(t.users[seat])
+    bot = RandomBot(seed)
+    while game.status == GameStatus.RUNNING and game.to_move == seat:
+        action = bot.choose(engine_state(game))
+        moved = page.post(reverse("game_act", args=[game.pk]), {"action": action, "seq": game.seq})
+        assert moved.status_code == 303
+        game = t.refresh()
 
 
 def turn_emails_to(user: Any) -> list[Any]:
@@ -99,12 +122,12 @@ def test_a_turn_played_meanwhile_sends_nothing(table: Any) -> None:
 def test_a_player_who_just_moved_hears_of_the_next_turn_only_after_the_delay(
     table: Any,
 ) -> None:
-    """No page open (no stream: say the live server is down), but Anna played two minutes
-    ago: her next turn waits until ten minutes after that step."""
+    """No page open (no stream: say the live server is down), but Anna played on the game's
+    page two minutes ago: her next turn waits until ten minutes after that step."""
     with time_machine.travel(START, tick=False) as clock:
         t = table()
         anna = t.users[0]
-        play_turn(t)  # Anna, at START
+        play_turn_on_page(t)  # Anna, at START, with the page's buttons
         clock.shift(timedelta(minutes=2))
         play_turn(t)  # Bela: Anna's turn again
         mail.outbox.clear()
@@ -148,4 +171,52 @@ def test_a_reminder_is_never_held(table: Any) -> None:
         )
         mail.outbox.clear()
         assert outbox.deliver_due() == {"sent": 1}
+        assert len(turn_emails_to(anna)) == 1
+
+
+def test_a_move_by_email_reply_does_not_hold_the_next_turn_email(
+    table: Any, settings: Any
+) -> None:
+    """Anna replied to her turn email with her move, and Bela answered a minute later: Anna is
+    an email player, nowhere near the page, and gets her next turn email at once."""
+    settings.INBOUND_EMAIL_DOMAIN = "play.keltis.example"
+    settings.INBOUND_AUTHSERV_ID = "mx.keltis.example"
+    with time_machine.travel(START, tick=False) as clock:
+        t = table()
+        anna = t.users[0]
+        EmailAddress.objects.create(user=anna, email=anna.email, verified=True, primary=True)
+        result = receive(reply(reply_address(t.game), anna.email, "red 5 big"))
+        assert result.outcome == "applied"
+        game = t.refresh()
+        assert game.to_move == 1  # the reply took Anna's whole turn (the draw was the only one)
+        assert Event.objects.filter(game=game, seat=0, source=EventSource.PLAYER).exists()
+        clock.shift(timedelta(minutes=1))
+        play_turn(t)  # Bela (as a program would, not on the page): Anna's turn again
+        mail.outbox.clear()
+        assert outbox.deliver_due().get("sent") == 1
+        assert len(turn_emails_to(anna)) == 1
+        game = t.refresh()
+        row = Notification.objects.get(
+            kind=NotificationKind.TURN, user=anna, seq=game.turn_seq, channel="email"
+        )
+        assert row.status == NotificationStatus.SENT
+
+
+def test_a_cache_that_is_down_holds_nothing(table: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Steps are kept in the cache only: with it away, the move stands and the turn email
+    goes at once."""
+
+    class Down:
+        def __getattr__(self, name: str) -> Any:
+            raise ConnectionError("the cache is away")
+
+    with time_machine.travel(START, tick=False) as clock:
+        t = table()
+        anna = t.users[0]
+        monkeypatch.setattr(presence, "cache", Down())
+        play_turn_on_page(t)  # Anna's step on the page is not recorded
+        clock.shift(timedelta(minutes=1))
+        play_turn(t)
+        mail.outbox.clear()
+        assert outbox.deliver_due().get("sent") == 1
         assert len(turn_emails_to(anna)) == 1
