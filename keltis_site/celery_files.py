@@ -56,3 +56,10 @@ class Channel(filesystem.Channel):
 
 class Transport(filesystem.Transport):
     Channel = Channel
+
+    @property
+    def default_connection_params(self) -> dict[str, Any]:
+        """No host: the queue is a folder. kombu's virtual transports default to "localhost",
+        and kombu warns "No hostname was supplied" at every connection of a ``filesystem://``
+        URL: a line in every log, and on the stdout of ``receive_mail``, a mail server's pipe."""
+        return {"port": self.default_port}

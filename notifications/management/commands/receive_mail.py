@@ -3,12 +3,17 @@ transport delivers it (e.g. Postfix ``flags=R user=keltis argv=.../manage.py rec
 --recipient ${recipient} --sender ${sender}``). The exit status follows sysexits.h: 0 handled
 (also a refused move that was answered, or mail ignored on purpose), 65 not an email or too
 large, 67 no such reply address (the mail server bounces), 75 a temporary failure (it retries).
+Its stdout is the outcome's one word (``applied``, ``unknown_address``...): the pipe reads it,
+and Postfix puts it in the bounce of a refused message. The log lines go to stderr (the site's
+LOGGING writes them to stdout, as a web server's or a worker's).
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import sys
+from collections.abc import Iterator
 from typing import Any
 
 from django.conf import settings
@@ -29,6 +34,27 @@ def read_capped(stream: Any, cap: int) -> bytes:
     return kept
 
 
+@contextlib.contextmanager
+def logs_on_stderr() -> Iterator[None]:
+    """Every log handler writing to stdout writes to stderr meanwhile: stdout is the mail
+    server's pipe, which should read the outcome alone."""
+    moved: dict[logging.StreamHandler[Any], Any] = {}
+    loggers = [logging.getLogger(), *logging.Logger.manager.loggerDict.values()]
+    for logger in loggers:
+        for handler in getattr(logger, "handlers", ()):  # a PlaceHolder has none
+            if (
+                isinstance(handler, logging.StreamHandler)
+                and handler not in moved
+                and handler.stream in (sys.stdout, sys.__stdout__)
+            ):
+                moved[handler] = handler.setStream(sys.stderr)
+    try:
+        yield
+    finally:
+        for handler, stream in moved.items():
+            handler.setStream(stream)
+
+
 class Command(BaseCommand):
     help = "Handle one reply to a turn email, read on stdin (exit status per sysexits.h)."
 
@@ -38,12 +64,15 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         raw = read_capped(sys.stdin.buffer, settings.INBOUND_MAX_BYTES)
-        try:
-            result = receive(raw, recipient=options["recipient"], envelope_sender=options["sender"])
-        except TemporaryFailure:
-            sys.exit(EX_TEMPFAIL)
-        except Exception:  # never lose a reply to a bug: the mail server keeps it and retries
-            log.exception("inbound mail: failed")
-            sys.exit(EX_TEMPFAIL)
+        with logs_on_stderr():
+            try:
+                result = receive(
+                    raw, recipient=options["recipient"], envelope_sender=options["sender"]
+                )
+            except TemporaryFailure:
+                sys.exit(EX_TEMPFAIL)
+            except Exception:  # never lose a reply to a bug: the mail server keeps it, retries
+                log.exception("inbound mail: failed")
+                sys.exit(EX_TEMPFAIL)
         self.stdout.write(result.outcome)
         sys.exit(result.status)
