@@ -89,6 +89,12 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     # Right after SecurityMiddleware: static files are answered before sessions or auth run.
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # gzip for the pages, with Django's BREACH mitigation; never for an event stream
+    # (keltis_site/compression.py says why). Django's ordering rule: before (outside) every
+    # middleware that reads or changes the response body, so it compresses last; none below it
+    # does (the others set headers only). After WhiteNoise, which answers static files itself
+    # (already compressed at collectstatic, gzip and brotli) without reaching it.
+    "keltis_site.compression.GZipMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     # The language from the cookie set by the language menu, else the browser's
     # Accept-Language; a logged-in player's saved language wins (UserLanguageMiddleware).
@@ -134,10 +140,12 @@ DATABASES = {
 }
 # Without DEBUG, database connections stay open between requests (60 s): a new PostgreSQL
 # connection starts a server process, which cost every request 20-30 ms on the project's
-# machine (bench/scale.py). The development server starts a thread per connection, so DEBUG
-# and LOCAL_SERVE (scripts/serve runs it) keep Django's default of 0. A DATABASE_URL may say
-# otherwise (?conn_max_age=N); the health check replaces a kept connection that the database
-# has closed.
+# machine (bench/scale.py). DEBUG keeps Django's default of 0: the development server starts
+# a thread per connection, whose kept connections would only pile up. So does LOCAL_SERVE
+# (scripts/serve: gunicorn's threads, the worker and the stream server on SQLite), where a new
+# connection is a file opened: 0.4 ms with its first query (2026-11-28), nothing worth keeping
+# one per thread and process for. A DATABASE_URL may say otherwise (?conn_max_age=N); the
+# health check replaces a kept connection that the database has closed.
 DATABASES["default"].setdefault("CONN_MAX_AGE", 0 if DEBUG or LOCAL_SERVE else 60)
 DATABASES["default"].setdefault("CONN_HEALTH_CHECKS", True)
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
@@ -191,7 +199,8 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATIC_ROOT = BASE_DIR / "staticfiles"
+# Where `collectstatic` writes them (the tests that serve pages collect into a folder of their own).
+STATIC_ROOT = Path(env.str("STATIC_ROOT", default=str(BASE_DIR / "staticfiles")))
 # Whitenoise serves the collected files from the app. In production the names carry a hash of
 # the content (cached for ever by browsers) and gzip/brotli copies are served when accepted;
 # that needs `manage.py collectstatic`. DEBUG and the tests keep Django's plain storage.
@@ -372,8 +381,8 @@ NOTIFICATION_RETRY_HOURS: int = env.int("NOTIFICATION_RETRY_HOURS", default=48)
 # public (loopback, a private network): for tests against a local receiver only; empty in
 # production, where notifications.channels.netguard refuses every non-public destination.
 NOTIFICATION_WEBHOOK_ALLOW: list[str] = env.list("NOTIFICATION_WEBHOOK_ALLOW", default=[])
-# Quiet while active (notifications/quiet.py): a player on the game's page, or who acted in it
-# this many minutes ago or less, gets its turn message only once this long has passed with the
+# Quiet while active (notifications/quiet.py): a player on the game's page, or who acted on its
+# page (not by email reply, link or API) this many minutes ago or less, gets its turn message only once this long has passed with the
 # turn still theirs (0: at once). Reminders are never held; "always notify me" opts out.
 NOTIFICATION_QUIET_MINUTES: int = env.int("NOTIFICATION_QUIET_MINUTES", default=10)
 

@@ -68,7 +68,7 @@ def test_the_local_site_runs_without_debug_over_plain_http(tmp_path: Path) -> No
     assert not values["SESSION_COOKIE_SECURE"]
     assert not values["CSRF_COOKIE_SECURE"]
     assert not values["LANGUAGE_COOKIE_SECURE"]
-    assert values["LOG_FORMAT"] == "plain"  # runserver's terminal
+    assert values["LOG_FORMAT"] == "plain"  # the terminal scripts/serve writes to
 
 
 def test_production_keeps_https_only(tmp_path: Path) -> None:
