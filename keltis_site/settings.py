@@ -382,8 +382,9 @@ NOTIFICATION_RETRY_HOURS: int = env.int("NOTIFICATION_RETRY_HOURS", default=48)
 # production, where notifications.channels.netguard refuses every non-public destination.
 NOTIFICATION_WEBHOOK_ALLOW: list[str] = env.list("NOTIFICATION_WEBHOOK_ALLOW", default=[])
 # Quiet while active (notifications/quiet.py): a player on the game's page, or who acted on its
-# page (not by email reply, link or API) this many minutes ago or less, gets its turn message only once this long has passed with the
-# turn still theirs (0: at once). Reminders are never held; "always notify me" opts out.
+# page (not by email reply, link or API) this many minutes ago or less, gets its turn message
+# only once this long has passed with the turn still theirs (0: at once). Reminders are never
+# held; "always notify me" opts out.
 NOTIFICATION_QUIET_MINUTES: int = env.int("NOTIFICATION_QUIET_MINUTES", default=10)
 
 # The public address of the site, for every link in every email (game and account emails
