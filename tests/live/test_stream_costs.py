@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from django.db import connection
+from django.db import DEFAULT_DB_ALIAS, connection, connections
 
 from live.limits import limits
 
@@ -24,7 +24,11 @@ STREAMS = 40
 
 
 @pytest.fixture
-def server(settings: Any, tmp_path: Path) -> Iterator[StreamServer]:
+def server(settings: Any, tmp_path: Path, monkeypatch: Any) -> Iterator[StreamServer]:
+    # connections kept between reads, as in production (CONN_MAX_AGE 60): the tests' settings
+    # (DEBUG) close each after its read, and a closed connection's server process stays in
+    # pg_stat_activity for a moment while the next read opens another
+    monkeypatch.setitem(connections.settings[DEFAULT_DB_ALIAS], "CONN_MAX_AGE", 60)
     started = serve_stream(settings, tmp_path)
     yield started
     stop_stream(started)
