@@ -7,8 +7,12 @@ shape."""
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
+from django.core.signals import got_request_exception
 from django.http import Http404
 from django.utils.translation import gettext as _
 from rest_framework import exceptions, status
@@ -22,6 +26,8 @@ from tournaments.rounds import TournamentError
 
 from .bot_accounts import BotAccountError
 from .tokens import TokenError
+
+log = logging.getLogger(__name__)
 
 
 class ApiError(exceptions.APIException):
@@ -68,6 +74,8 @@ CODES = sorted(
         "bot_refused",
         "record_not_available",
         "bot_account_only",
+        "too_large",
+        "server_error",
     }
 )
 
@@ -130,9 +138,13 @@ def _message(exc: exceptions.APIException) -> str:
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     if isinstance(exc, Http404):
         exc = exceptions.NotFound()
+    elif isinstance(exc, RequestDataTooBig):  # over DATA_UPLOAD_MAX_MEMORY_SIZE
+        exc = ApiError("too_large", _("The request is too large: nothing was changed."), 413)
+    elif isinstance(exc, SuspiciousOperation):  # else Django's HTML 400 page
+        exc = exceptions.ParseError()
     response = drf_exception_handler(exc, context)
     if response is None:
-        return None
+        return _server_error(exc, context)
     if isinstance(exc, ApiError):
         body: dict[str, Any] = {"code": exc.code, "message": str(exc.detail), **exc.extra}
     else:
@@ -144,3 +156,16 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
             body["fields"] = exc.detail
     response.data = body
     return response
+
+
+def _server_error(exc: Exception, context: dict[str, Any]) -> Response | None:
+    """A bug's answer is JSON too, as a program expects of every answer here; it is logged and
+    signalled as Django does for its HTML 500 (error reports, the test client). With DEBUG on,
+    Django's technical page instead."""
+    if settings.DEBUG:
+        return None
+    log.error("api: server error", exc_info=exc)
+    request = context.get("request")
+    got_request_exception.send(sender=None, request=getattr(request, "_request", request))
+    message = _("An error on the site's side: it has been logged. Please try again later.")
+    return Response({"code": "server_error", "message": message}, status=500)

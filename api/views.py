@@ -28,6 +28,7 @@ from tournaments.rating_selectors import leaderboard
 from . import selectors
 from .errors import ApiError, not_found, service_error
 from .models import ApiToken
+from .parsers import JSONParser
 from .serializers import (
     ActionInSerializer,
     ActionOutSerializer,
@@ -58,6 +59,7 @@ ACT_ERRORS = {
     400: OpenApiResponse(ErrorSerializer, description="refused: nothing was changed"),
     404: OpenApiResponse(ErrorSerializer, description="no such thing"),
     409: OpenApiResponse(ErrorSerializer, description="refused: nothing was changed"),
+    413: OpenApiResponse(ErrorSerializer, description="too_large: the body is over the limit"),
 }
 READ_ERRORS = {**ERRORS, 404: OpenApiResponse(ErrorSerializer, description="no such thing")}
 
@@ -71,6 +73,15 @@ def render(
 class ApiView(APIView):
     """Answers in the player's saved language (as their emails are), whichever way they came
     in: a token call has no session for accounts.middleware to read."""
+
+    parser_classes = (JSONParser,)
+
+    def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
+        """A NUL in the address names nothing: PostgreSQL refuses it in a query (a 500), and
+        SQLite finds nobody; both answer the same 404."""
+        super().initial(request, *args, **kwargs)
+        if any(isinstance(value, str) and "\x00" in value for value in kwargs.values()):
+            raise not_found()
 
     def perform_authentication(self, request: Request) -> None:
         super().perform_authentication(request)  # before scopes and limits: their refusals too

@@ -31,8 +31,9 @@ ANSWERED = {
 
 def detail(**fields: Any) -> str:
     """The row's record of what happened, as JSON: ``applied`` (actions), ``error`` (stale,
-    unreadable, ambiguous, illegal, service), ``line``, ``candidates``, ``code``/``params``
-    (the engine's refusal), ``reason`` (a service refusal, worded), ``ignored`` (a line)."""
+    unreadable, ambiguous, illegal, service; unparseable: the message itself), ``line``,
+    ``candidates``, ``code``/``params`` (the engine's refusal), ``reason`` (a service refusal,
+    worded), ``ignored`` (a line)."""
     return json.dumps(
         {k: v for k, v in fields.items() if v not in (None, [], "")}, ensure_ascii=False
     )
@@ -40,6 +41,11 @@ def detail(**fields: Any) -> str:
 
 def _problem(kind: str, found: dict[str, Any]) -> str:
     error, line = found.get("error"), found.get("line", "")
+    if error == "unparseable":
+        return _(
+            "Nothing was changed: your email could not be read (its structure is broken or "
+            "nested too deeply). Reply with your moves as plain text."
+        )
     if error == "stale":
         return _("Your reply was for a turn that is over: nothing was changed.")
     if error == "unreadable":

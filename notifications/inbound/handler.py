@@ -1,6 +1,11 @@
 """One received reply, from its bytes to its moves and its answer.
 
 The checks run cheapest and most final first: size, loops, rate, address, DMARC, sender, turn.
+Every reading of the bytes happens first, in ``_read``, bounded (``MAX_MIME_DEPTH``,
+``MAX_MIME_PARTS``) and guarded: a message the email library cannot parse (MIME nested thousands
+deep, a header that overflows its parser) is a permanent failure, recorded with the error
+``unparseable``, answered like a refused move when its sender is the seat's verified player,
+and never a "try again" that the mail server would repeat for days.
 A reply that is refused for who sent it (a forged From, a DMARC failure, a loop, too many
 replies) is not answered: an answer would go to an address that did not write, or feed a loop.
 Every other handled reply is answered once (``answers``), from the stored row, so a
@@ -13,9 +18,11 @@ move it could read or nothing; a turn that moved on meanwhile stops it there (``
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from email import policy
@@ -23,7 +30,7 @@ from email.headerregistry import Address
 from email.message import EmailMessage
 from email.parser import BytesParser
 from email.utils import getaddresses, parseaddr
-from typing import Any
+from typing import Any, TypeVar
 
 from allauth.account.models import EmailAddress
 from django.conf import settings
@@ -51,6 +58,12 @@ log = logging.getLogger(__name__)
 EX_OK, EX_DATAERR, EX_NOUSER, EX_TEMPFAIL = 0, 65, 67, 75
 #: a row still "processing" this long after it arrived was left by a process that died
 STUCK_AFTER = timedelta(minutes=15)
+#: deeper MIME nesting is refused before the parser's recursion (a frame or three per level)
+#: nears Python's limit; mail clients nest a forwarded thread a handful of levels deep
+MAX_MIME_DEPTH = 30
+#: more parts than this are refused while parsing: each costs memory, however small its bytes
+MAX_MIME_PARTS = 1000
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -78,7 +91,9 @@ def receive(
 
 
 def _message_id(message: EmailMessage | None, raw: bytes) -> str:
-    found = str(message.get("Message-ID", "") if message is not None else "").strip()
+    found = _safely(
+        lambda: str(message.get("Message-ID", "") if message is not None else "").strip(), ""
+    )
     if found and len(found) <= 255:
         return found
     return f"<sha256-{hashlib.sha256(raw).hexdigest()}@inbound>"
@@ -93,40 +108,125 @@ def _record(message_id: str, outcome: str, **fields: Any) -> InboundMessage:
 
 def _receive(raw: bytes, recipient: str | None, envelope_sender: str | None) -> Result:
     if len(raw) > settings.INBOUND_MAX_BYTES:
-        head = BytesParser(policy=policy.default).parsebytes(raw[:65536], headersonly=True)
-        message_id = _message_id(head, raw)  # type: ignore[arg-type]
+        head = _safely(lambda: _parse(raw[:65536], headersonly=True), None)
+        message_id = _message_id(head, raw)
         _record(message_id, InboundOutcome.TOO_LARGE, size=len(raw))
         return Result(InboundOutcome.TOO_LARGE, EX_DATAERR)
-    message = BytesParser(policy=policy.default).parsebytes(raw)
-    sender = _sender(message)
-    message_id = _message_id(message, raw)  # type: ignore[arg-type]
-    if sender is None:
-        _record(message_id, InboundOutcome.GARBAGE, size=len(raw))
+    found = _read(raw, recipient, envelope_sender)
+    unparseable = answers.detail(error="unparseable") if found.lines is None else ""
+    if found.sender is None:
+        _record(found.message_id, InboundOutcome.GARBAGE, size=len(raw), detail=unparseable)
         return Result(InboundOutcome.GARBAGE, EX_DATAERR)
-    row, fresh = _claim(message_id, sender=sender, size=len(raw))
+    row, fresh = _claim(found.message_id, sender=found.sender, size=len(raw), detail=unparseable)
     if not fresh:
         return _again(row)
-    if _is_automatic(message, envelope_sender):
+    if found.automatic:
         return _close(row, InboundOutcome.LOOP, EX_OK)
-    if not ratelimit.hit("inbound", sender.lower(), settings.INBOUND_RATE_LIMIT):
+    if not ratelimit.hit("inbound", found.sender.lower(), settings.INBOUND_RATE_LIMIT):
         return _close(row, InboundOutcome.RATE_LIMITED, EX_OK)
-    key = _key(message, recipient)
+    key = found.key
     game = Game.objects.filter(pk=key.game_id).first() if key else None
     if key is None or game is None:
         return _close(row, InboundOutcome.UNKNOWN_ADDRESS, EX_NOUSER)
     row.game, row.seat, row.turn_seq = game, key.seat, key.turn_seq
-    if _dmarc_failed(message):
+    if found.dmarc_failed:
         return _close(row, InboundOutcome.DMARC_FAIL, EX_OK)
     seat = Seat.objects.filter(game=game, index=key.seat).select_related("user").first()
     user = seat.user if seat is not None else None
-    if user is None or not _verified(user, sender):
+    if user is None or not _verified(user, found.sender):
         return _close(row, InboundOutcome.FORGED, EX_OK)
-    with translation.override(user.language or settings.LANGUAGE_CODE):
-        outcome, detail = _play(game, key, user, written_lines(message_text(message)))
+    if found.lines is None:  # the seat's player sent it: they learn why nothing was played
+        outcome, detail = InboundOutcome.REFUSED, unparseable
+    else:
+        with translation.override(user.language or settings.LANGUAGE_CODE):
+            outcome, detail = _play(game, key, user, found.lines)
     row.detail = detail
     _close(row, outcome, EX_OK)
-    answered = answers.answer(row, user, in_reply_to=message_id)
+    answered = answers.answer(row, user, in_reply_to=found.message_id)
     return Result(outcome, EX_OK, answered)
+
+
+# -- reading the bytes -----------------------------------------------------------------------------
+class Unparseable(Exception):
+    """The message nests its MIME parts deeper, or has more of them, than a reply can."""
+
+
+class _BoundedMessage(EmailMessage):
+    """A part that refuses children past ``MAX_MIME_DEPTH`` or ``MAX_MIME_PARTS``: the parser
+    attaches every part to its parent as it meets it, so the parse stops there, in bounded time,
+    memory and stack, instead of recursing until Python's limit."""
+
+    depth = 0
+    #: the parts of the whole message so far, shared by its parts (a list, to be mutable)
+    count: list[int]
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.count = [1]
+
+    def attach(self, payload: Any) -> None:
+        if isinstance(payload, _BoundedMessage):
+            payload.depth = self.depth + 1
+            payload.count = self.count
+            self.count[0] += 1
+            if payload.depth > MAX_MIME_DEPTH or self.count[0] > MAX_MIME_PARTS:
+                raise Unparseable(f"depth {payload.depth}, {self.count[0]} parts")
+        super().attach(payload)
+
+
+_BOUNDED = policy.default.clone(message_factory=_BoundedMessage)
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What the handler needs of a message, read before anything is stored."""
+
+    message_id: str
+    sender: str | None
+    automatic: bool
+    key: links.ReplyKey | None
+    dmarc_failed: bool
+    #: the lines the player wrote; None: the message could not be parsed or its text read
+    lines: list[str] | None
+
+
+def _safely(read: Callable[[], T], default: T) -> T:
+    """``read()``, or ``default`` when the email library fails on the bytes it reads: a header
+    nested past its parser's recursion, a structure it cannot handle. Bytes never fix
+    themselves, so such a failure is the message's, not a reason to try again."""
+    try:
+        return read()
+    except Exception as exc:  # RecursionError, AttributeError... from the email library
+        log.warning("inbound mail: unreadable", extra={"error": type(exc).__name__})
+        return default
+
+
+def _parse(raw: bytes, *, headersonly: bool = False) -> EmailMessage:
+    """The whole message, bounded (``_BoundedMessage``), or its top-level headers alone."""
+    parsed = BytesParser(policy=_BOUNDED).parsebytes(raw, headersonly=headersonly)
+    assert isinstance(parsed, EmailMessage)
+    return parsed
+
+
+def _read(raw: bytes, recipient: str | None, envelope_sender: str | None) -> Reading:
+    """Every reading of the message, each guarded (``_safely``); when the MIME structure cannot
+    be parsed, the top-level headers still say who sent it and to which turn. A header that
+    cannot be read counts against the message: automatic, failing DMARC (never answered)."""
+    message = _safely(lambda: _parse(raw), None)
+    head = message if message is not None else _safely(lambda: _parse(raw, headersonly=True), None)
+    if head is None:
+        return Reading(_message_id(None, raw), None, False, None, False, None)
+    lines = None
+    if message is not None:
+        lines = _safely(lambda: written_lines(message_text(message)), None)
+    return Reading(
+        message_id=_message_id(head, raw),
+        sender=_safely(lambda: _sender(head), None),
+        automatic=_safely(lambda: _is_automatic(head, envelope_sender), True),
+        key=_safely(lambda: _key(head, recipient), None),
+        dmarc_failed=_safely(lambda: _dmarc_failed(head), True),
+        lines=lines,
+    )
 
 
 # -- the message's parts ---------------------------------------------------------------------------
@@ -163,12 +263,11 @@ def _is_automatic(message: EmailMessage, envelope_sender: str | None) -> bool:
 
 
 def _key(message: EmailMessage, recipient: str | None) -> links.ReplyKey | None:
-    """The turn the reply address names: the envelope's recipient, else the headers'."""
+    """The turn the reply address names: the envelope's recipient, else the headers' (each
+    read on its own: a header the email library cannot parse hides no other)."""
     candidates = [recipient] if recipient else []
     for header in ("Delivered-To", "X-Original-To", "To", "Cc"):
-        candidates += [
-            addr for _, addr in getaddresses([str(v) for v in message.get_all(header, [])])
-        ]
+        candidates += _safely(functools.partial(_addresses, message, header), [])
     for address in candidates:
         token = links.reply_token_of(address or "")
         if token is None:
@@ -178,6 +277,10 @@ def _key(message: EmailMessage, recipient: str | None) -> links.ReplyKey | None:
         except links.LinkError:
             continue
     return None
+
+
+def _addresses(message: EmailMessage, header: str) -> list[str]:
+    return [addr for _, addr in getaddresses([str(v) for v in message.get_all(header, [])])]
 
 
 def _dmarc_failed(message: EmailMessage) -> bool:

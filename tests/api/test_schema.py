@@ -20,7 +20,12 @@ from schemathesis.checks import (
 from api import tokens
 from games.services import game_create
 
-schema = schemathesis.openapi.from_dict(SchemaGenerator().get_schema(request=None, public=True))
+OPENAPI = SchemaGenerator().get_schema(request=None, public=True)
+STREAM = "/api/v1/stream/"
+full_schema = schemathesis.openapi.from_dict(OPENAPI)
+#: the event stream's answer never ends (and it is served by the stream server, not the test's
+#: WSGI server): its refusals are checked below, its events in test_stream.py
+schema = full_schema.exclude(path=STREAM)
 
 CHECKS = [
     not_a_server_error, status_code_conformance, content_type_conformance,
@@ -48,6 +53,48 @@ def test_every_answer_matches_the_schema(case: Any, caller: dict[str, Any]) -> N
     case.call_and_validate(base_url=caller["url"], headers=caller["headers"], checks=CHECKS)
 
 
+def test_the_event_stream_is_described() -> None:
+    """Clients generated from the schema know the stream: its two media types, its events
+    (a oneOf on ``type``) with their fields, its JSON refusals."""
+    operation = OPENAPI["paths"][STREAM]["get"]
+    ok = operation["responses"]["200"]["content"]
+    assert set(ok) == {"text/event-stream", "application/x-ndjson"}
+    assert ok["application/x-ndjson"]["schema"] == {"$ref": "#/components/schemas/StreamEvent"}
+    components = OPENAPI["components"]["schemas"]
+    mapping = components["StreamEvent"]["discriminator"]["mapping"]
+    assert set(mapping) == {"my_turn", "move", "game_start", "seated", "game_over"}
+    fields = {
+        kind: set(components[ref.rsplit("/", 1)[1]]["properties"]) - {"id", "type"}
+        for kind, ref in mapping.items()
+    }
+    assert fields == {
+        "my_turn": {"game", "seq"}, "move": {"game", "seq", "to_move"}, "game_start": {"game"},
+        "seated": {"game"}, "game_over": {"game", "seq"},
+    }  # fmt: skip
+    for code in ("401", "403", "429"):
+        answer = operation["responses"][code]["content"]["application/json"]["schema"]
+        assert answer == {"$ref": "#/components/schemas/Error"}
+    assert {"bearerAuth": []} in operation["security"]
+
+
+def test_the_stream_route_is_the_stream_not_its_schema_stub() -> None:
+    from django.urls import resolve
+
+    from api import stream
+
+    assert resolve(STREAM).func is stream.events
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_streams_refusal_matches_the_schema(live_server: Any) -> None:
+    """A bounded call of the stream: no token, its 401 (JSON, as the schema says)."""
+    import requests
+
+    response = requests.get(f"{live_server.url}{STREAM}", timeout=30)
+    assert response.status_code == 401
+    full_schema[STREAM]["GET"].validate_response(response)
+
+
 def test_the_schema_is_generated_without_warnings(tmp_path: Any) -> None:
     from django.core.management import call_command
 
@@ -55,6 +102,7 @@ def test_the_schema_is_generated_without_warnings(tmp_path: Any) -> None:
     call_command("spectacular", "--fail-on-warn", "--validate", "--file", str(target))
     text = target.read_text()
     assert "/api/v1/games/{game_id}/actions/" in text and "bearerAuth" in text
+    assert "/api/v1/stream/" in text and "text/event-stream" in text
 
 
 @pytest.mark.django_db

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 
 from games.engine.bots import RandomBot
@@ -63,6 +64,33 @@ class Stream(HttpStream):
             if text.startswith("{"):
                 return json.loads(text)
 
+
+
+def _openapi_3_1(node: Any) -> Any:
+    """OpenAPI 3.0's ``nullable`` as JSON Schema says it (a null type), for jsonschema."""
+    if isinstance(node, list):
+        return [_openapi_3_1(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    out = {key: _openapi_3_1(value) for key, value in node.items() if key != "nullable"}
+    if node.get("nullable") and "type" in node:
+        out["type"] = [node["type"], "null"]
+    return out
+
+
+def assert_in_the_schema(events: list[dict[str, Any]]) -> None:
+    """Each NDJSON line is a ``StreamEvent`` of the OpenAPI schema (a generated client's
+    model of it), no field more or less than it says."""
+    from drf_spectacular.generators import SchemaGenerator
+
+    components = SchemaGenerator().get_schema(request=None, public=True)["components"]
+    root = {"$ref": "#/components/schemas/StreamEvent", "components": _openapi_3_1(components)}
+    for event in events:
+        jsonschema.validate(event, root)
+        ref = root["components"]["schemas"]["StreamEvent"]["discriminator"]["mapping"][
+            event["type"]
+        ]
+        assert set(event) == set(root["components"]["schemas"][ref.rsplit("/", 1)[1]]["properties"])
 
 
 def _is_chunk_size(line: str) -> bool:
@@ -149,6 +177,7 @@ def test_ndjson_keep_alives_and_a_game_over(
     assert [(e["type"], e["game"]) for e in started] == [
         ("game_start", game.pk), ("my_turn", game.pk),
     ]  # fmt: skip
+    assert_in_the_schema(started)
     game.refresh_from_db()
     bot = RandomBot(3)
     while game.status == GameStatus.RUNNING:  # while no stream is open (SQLite: one writer)
@@ -162,6 +191,7 @@ def test_ndjson_keep_alives_and_a_game_over(
     assert caught[0]["type"] == "move"
     assert caught[1] == {"id": caught[1]["id"], "type": "game_over", "game": game.pk,
                          "seq": game.seq}  # fmt: skip
+    assert_in_the_schema(caught)
     quiet = Stream(stream_server, token_for(make_user("bela")))
     assert quiet.event(comments=True) == {"comment": "ready"}
     assert quiet.event(comments=True) == {"comment": "keep-alive"}

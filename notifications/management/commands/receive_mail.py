@@ -3,6 +3,8 @@ transport delivers it (e.g. Postfix ``flags=R user=keltis argv=.../manage.py rec
 --recipient ${recipient} --sender ${sender}``). The exit status follows sysexits.h: 0 handled
 (also a refused move that was answered, or mail ignored on purpose), 65 not an email or too
 large, 67 no such reply address (the mail server bounces), 75 a temporary failure (it retries).
+A message the email library cannot parse (MIME nested thousands deep) is never a 75: the same
+bytes would fail on every retry; it is recorded and answered or refused as any other (handler).
 Its stdout is the outcome's one word (``applied``, ``unknown_address``...): the pipe reads it,
 and Postfix puts it in the bounce of a refused message. The log lines go to stderr (the site's
 LOGGING writes them to stdout, as a web server's or a worker's).

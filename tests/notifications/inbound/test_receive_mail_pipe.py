@@ -16,9 +16,11 @@ import pytest
 from django.db import connection
 
 from games.models import Event
+from notifications.models import InboundMessage
 from tests.notifications.conftest import Table
 
 from .conftest import DOMAIN, reply, reply_address
+from .test_unparseable import nested
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -108,3 +110,52 @@ def test_receive_mail_prints_the_outcome_of_an_unknown_address(
     assert done.returncode == 67
     assert done.stdout == b"unknown_address\n"
     assert b'"outcome": "unknown_address"' in done.stderr
+
+
+@pytest.mark.django_db(transaction=True)
+def test_receive_mail_refuses_a_reply_nested_3000_deep_for_good(
+    players: Callable[..., Table], tmp_path: Path, settings: Any
+) -> None:
+    """MIME nested 3,000 deep once made the parser raise RecursionError: exit 75, so the mail
+    server retried it for days, and no row said so. It is a permanent failure now: recorded,
+    answered (the seat's player sent it), and exit 0 (handled: the answer says why)."""
+    t = players()
+    anna = t.users[0]
+    to = reply_address(t.game)
+    done = subprocess.run(
+        [sys.executable, "manage.py", "receive_mail", "--recipient", to, "--sender", anna.email],
+        input=nested(to, anna.email, 3000),
+        capture_output=True,
+        cwd=REPO,
+        env=pipe_env(tmp_path, settings),
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr.decode()[-2000:]
+    assert done.stdout == b"refused\n"
+    row = InboundMessage.objects.get()
+    assert (row.outcome, row.detail) == ("refused", '{"error": "unparseable"}')
+    assert row.answered_at is not None
+    assert not Event.objects.filter(game=t.game).exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_receive_mail_gives_up_on_an_unparseable_mail_from_nobody(
+    players: Callable[..., Table], tmp_path: Path, settings: Any
+) -> None:
+    """No sender can be read: "not an email" (65, the mail server bounces, never retries)."""
+    t = players()
+    to = reply_address(t.game)
+    raw = nested(to, "x@example.org", 3000).replace(
+        b"From: A Player <x@example.org>", b"From: " + b"(" * 3000 + b"x" + b")" * 3000
+    )
+    done = subprocess.run(
+        [sys.executable, "manage.py", "receive_mail", "--recipient", to],
+        input=raw,
+        capture_output=True,
+        cwd=REPO,
+        env=pipe_env(tmp_path, settings),
+        timeout=120,
+    )
+    assert done.returncode == 65, done.stderr.decode()[-2000:]
+    assert done.stdout == b"garbage\n"
+    assert InboundMessage.objects.get().outcome == "garbage"
