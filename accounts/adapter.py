@@ -9,6 +9,7 @@ from allauth.account.adapter import DefaultAccountAdapter
 from allauth.account.utils import user_username
 from allauth.core import context as allauth_context
 from allauth.core.internal.ratelimit import get_ip
+from anyascii import anyascii
 from django.conf import settings
 from django.contrib.sites.shortcuts import get_current_site
 from django.forms import BaseForm
@@ -60,9 +61,17 @@ class AccountAdapter(SiteEmails, DefaultAccountAdapter):
     def populate_username(self, request: HttpRequest, user: Any) -> None:
         """Fill the username from the display name, unique, instead of allauth's default (the
         email's local part): User.public_name falls back to the username and must never show
-        any part of an email address."""
+        any part of an email address. The name is transliterated to ASCII first (anyascii:
+        "Иван Петров" gives "ivan_petrov", "Łukasz" "lukasz"), as allauth's own fold keeps
+        only what decomposes to Latin letters: a Cyrillic, Greek or Chinese name made "player",
+        "player9", and that is what profile links and the API show. Then allauth's rules
+        (letters, digits and @.+-_, lower case, a suffix when taken) as before; existing
+        usernames never change."""
         if not user_username(user):
-            user_username(user, self.generate_unique_username([user.display_name, "player"]))
+            name = user.display_name or ""
+            user_username(
+                user, self.generate_unique_username([anyascii(name), name, "player"])
+            )
 
     def _get_login_attempts_cache_key(self, request: HttpRequest, **credentials: Any) -> str:
         """The "key" of the failed-login limit (ACCOUNT_RATE_LIMITS["login_failed"]): the login

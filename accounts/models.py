@@ -21,6 +21,7 @@ from accounts.display_names import (
     SIMILAR_NAME,
     name_keys,
     validate_characters,
+    validate_not_reserved,
 )
 from keltis_site.prepared import Prepared
 
@@ -32,7 +33,8 @@ def validate_time_zone(value: str) -> None:
 
 def validate_display_name(value: str) -> None:
     """A display name is shown to other players: 2 to 40 characters, none invisible, no odd
-    spacing (accounts.display_names), and not an email address. That no other player has a
+    spacing or stray marks, not a name the site gives its bots (accounts.display_names), and
+    not an email address. That no other player has a
     name too like it is checked apart (accounts.selectors.display_name_taken) and kept by
     User's constraints."""
     validate_characters(value)
@@ -43,6 +45,7 @@ def validate_display_name(value: str) -> None:
             code="length",
             params={"min": DISPLAY_NAME_MIN_LENGTH, "max": DISPLAY_NAME_MAX_LENGTH},
         )
+    validate_not_reserved(value)
     try:
         validate_email(value)
     except ValidationError:

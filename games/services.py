@@ -116,7 +116,8 @@ class CannotJoin(GameServiceError):
 
 
 class CreationLimitReached(GameServiceError):
-    """The player has as many open games as ``MAX_OPEN_GAMES_PER_PLAYER`` allows."""
+    """The player has as many open games as ``MAX_OPEN_GAMES_PER_PLAYER`` allows, or as
+    many unfinished games with bots as ``MAX_BOT_GAMES_PER_PLAYER``."""
 
     code = "creation_limit"
 
@@ -184,6 +185,10 @@ def game_create(
         raise GameServiceError(_("The time bank's cap must be at least its increment."))
     setup = cls.deal(player_count, secrets.randbits(62))
     with transaction.atomic():
+        if not internal and bots:
+            refusal = creation_limits.bot_game_refusal(creator)
+            if refusal is not None:
+                raise CreationLimitReached(refusal)
         if not internal and len(bots) + 1 < player_count:
             refusal = creation_limits.open_game_refusal(creator)
             if refusal is not None:

@@ -367,6 +367,9 @@ VACATION_DAYS_PER_YEAR: int = env.int("VACATION_DAYS_PER_YEAR", default=30)
 # the league matchmaker and tournament rounds, are not limited): open games waiting for
 # players, tournaments open for sign-up, and tournaments created in any 24 hours.
 MAX_OPEN_GAMES_PER_PLAYER: int = env.int("MAX_OPEN_GAMES_PER_PLAYER", default=5)
+# Unfinished (open or running) games with a bot seat a player may have created: each bot turn
+# costs a worker CPU. League and tournament tables are the site's and do not count.
+MAX_BOT_GAMES_PER_PLAYER: int = env.int("MAX_BOT_GAMES_PER_PLAYER", default=5)
 MAX_SIGNUP_TOURNAMENTS_PER_PLAYER: int = env.int("MAX_SIGNUP_TOURNAMENTS_PER_PLAYER", default=3)
 MAX_TOURNAMENTS_PER_PLAYER_PER_DAY: int = env.int("MAX_TOURNAMENTS_PER_PLAYER_PER_DAY", default=5)
 # In a league whose short tables are filled with bots, how long a member waits for people

@@ -74,6 +74,58 @@ def test_a_strangers_failed_logins_lock_the_stranger_out_not_the_owner(make_play
     assert get_user(owner).is_authenticated
 
 
+PROXY = "10.0.0.2"
+
+
+def through_proxy(client_address: str, forged: str = "") -> dict[str, str]:
+    """A request as the site's reverse proxy passes it on: from the proxy's own address, with
+    the client's address appended to any X-Forwarded-For the client sent (``forged``)."""
+    chain = f"{forged}, {client_address}" if forged else client_address
+    return {"REMOTE_ADDR": PROXY, "HTTP_X_FORWARDED_FOR": chain}
+
+
+def test_behind_a_proxy_a_stranger_cannot_lock_the_owner_out_from_elsewhere(
+    make_player, settings
+) -> None:
+    """With TRUSTED_PROXY_COUNT=1 every request comes from the proxy's address: the failed
+    logins are counted per account and per client address as the proxy saw it (X-Forwarded-For),
+    so a stranger's wrong passwords from address A leave the owner free on address B."""
+    settings.ALLAUTH_TRUSTED_PROXY_COUNT = 1
+    make_player(email="anna@example.test")
+    stranger = Client()
+    for _ in range(allowed("login_failed")):
+        response = log_in(stranger, password="wrong guess", **through_proxy(STRANGER))
+        assert TOO_MANY not in response.content.decode()
+
+    response = log_in(stranger, password=PASSWORD, **through_proxy(STRANGER))
+    assert TOO_MANY in response.content.decode()
+    assert not get_user(stranger).is_authenticated
+
+    owner = Client()
+    assert log_in(owner, password=PASSWORD, **through_proxy(OWNER)).status_code == 302
+    assert get_user(owner).is_authenticated
+
+
+def test_behind_a_proxy_a_forged_x_forwarded_for_neither_locks_the_owner_nor_frees_the_stranger(
+    make_player, settings
+) -> None:
+    """A stranger who writes the owner's address (or ever new ones) into X-Forwarded-For is
+    still counted on the address the proxy appended: the owner is not locked out, and the
+    stranger gets no more guesses."""
+    settings.ALLAUTH_TRUSTED_PROXY_COUNT = 1
+    make_player(email="anna@example.test")
+    stranger = Client()
+    for number in range(allowed("login_failed")):
+        forged = f"{OWNER}, 192.0.2.{number}"
+        log_in(stranger, password="wrong guess", **through_proxy(STRANGER, forged))
+
+    response = log_in(stranger, password=PASSWORD, **through_proxy(STRANGER, "192.0.2.99"))
+    assert TOO_MANY in response.content.decode()
+
+    owner = Client()
+    assert log_in(owner, password=PASSWORD, **through_proxy(OWNER)).status_code == 302
+
+
 def test_one_address_cannot_spray_guesses_over_many_accounts(make_player) -> None:
     per_ip = min(
         int(rate.split("/")[0])

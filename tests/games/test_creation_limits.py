@@ -194,3 +194,122 @@ def test_two_creations_at_once_cannot_both_pass_the_count(
 
     assert sorted(outcomes) == ["created", "refused"]
     assert open_games_of(anna) == 5
+
+
+# -- games with bots (MAX_BOT_GAMES_PER_PLAYER) ---------------------------------------------------
+
+
+def bot_games_of(user: Any) -> int:
+    return creation_limits.unfinished_bot_games(user)
+
+
+def fill_with_bot_games(user: Any, count: int = 5) -> list[Game]:
+    return [
+        game_create(creator=user, kind="keltis", player_count=2, bots=["strong"])
+        for _ in range(count)
+    ]
+
+
+def test_a_sixth_running_game_with_bots_is_refused_and_creates_nothing(make_user: Any) -> None:
+    anna = make_user()
+    games = fill_with_bot_games(anna)
+    assert all(game.status == GameStatus.RUNNING for game in games)
+
+    with pytest.raises(CreationLimitReached) as refused:
+        game_create(creator=anna, kind="keltis", player_count=3, bots=["easy", "normal"])
+
+    assert "at most 5 unfinished games with bots" in str(refused.value)
+    assert Game.objects.filter(created_by=anna).count() == 5
+    # a game with people only is another matter
+    assert game_create(creator=anna, kind="keltis", player_count=2).status == GameStatus.OPEN
+
+
+def test_an_open_game_with_a_bot_counts_too(make_user: Any) -> None:
+    """A table waiting for a person with a bot seated runs that bot once the person comes."""
+    anna = make_user()
+    fill_with_bot_games(anna, 4)
+    game_create(creator=anna, kind="keltis", player_count=3, bots=["strong"])  # open
+
+    with pytest.raises(CreationLimitReached):
+        game_create(creator=anna, kind="keltis", player_count=2, bots=["easy"])
+
+
+def test_the_bot_game_limit_is_a_setting(make_user: Any, settings: Any) -> None:
+    settings.MAX_BOT_GAMES_PER_PLAYER = 1
+    anna = make_user()
+    fill_with_bot_games(anna, 1)
+    with pytest.raises(CreationLimitReached, match="at most 1 unfinished game with bots"):
+        fill_with_bot_games(anna, 1)
+
+
+def test_a_finished_game_with_bots_frees_its_place(make_user: Any) -> None:
+    anna = make_user()
+    first, *_ = fill_with_bot_games(anna)
+    Game.objects.filter(pk=first.pk).update(status=GameStatus.FINISHED)
+
+    fill_with_bot_games(anna, 1)
+
+    assert bot_games_of(anna) == 5
+
+
+def test_staff_and_the_sites_own_tables_are_not_limited(make_user: Any) -> None:
+    organiser = make_user(is_staff=True)
+    fill_with_bot_games(organiser, 7)
+    assert bot_games_of(organiser) == 7
+
+    anna = make_user()
+    fill_with_bot_games(anna)
+    # a league table the matchmaker fills with bots: made by the site, seated at once
+    league = League.objects.create(
+        name="Bots", kind="keltis", min_players=2, max_players=2, bot_level="strong"
+    )
+    leagues.league_join(league_id=league.pk, user=anna, max_games=1)
+    later = timezone.now() + timedelta(hours=2)
+    assert leagues.matchmaker_pass(now=later) == 1
+    [table] = Game.objects.filter(season_link__season__league=league)
+    assert table.status == GameStatus.RUNNING
+    assert bot_games_of(anna) == 5  # the league's table is not hers to count
+
+
+@pytest.mark.parametrize("language", ["en", "hu", "ru"])
+def test_the_create_form_says_the_bot_limit_in_the_players_language(
+    client: Client, make_user: Any, language: str
+) -> None:
+    anna = make_user(language=language)
+    fill_with_bot_games(anna)
+    client.force_login(anna)
+
+    response = client.post(
+        reverse("game_create"),
+        {
+            "kind": "keltis",
+            "player_count": "2",
+            "days_per_move": "3",
+            "seat_1": "strong",
+        },
+    )
+
+    assert response.status_code == 200
+    with translation.override(language):
+        expected = str(creation_limits.bot_games_text(5))
+    assert expected in response.content.decode()
+    assert language == "en" or "You may have" not in expected
+    assert Game.objects.filter(created_by=anna).count() == 5
+
+
+def test_the_api_refuses_with_its_creation_limit_error(client: Client, make_user: Any) -> None:
+    anna = make_user(language="de")
+    fill_with_bot_games(anna)
+    client.force_login(anna)
+
+    response = client.post(
+        "/api/v1/games/",
+        {"kind": "keltis", "players": 2, "bots": ["strong"]},
+        content_type="application/json",
+    )
+
+    assert response.status_code == 409
+    assert response.json()["code"] == "creation_limit"
+    with translation.override("de"):
+        assert response.json()["message"] == str(creation_limits.bot_games_text(5))
+    assert Game.objects.filter(created_by=anna).count() == 5
