@@ -25,6 +25,9 @@ class RatedStatus:
     rated: bool
     #: the reason in one sentence, in the active language: "Rated: ..." or "Unrated: ..."
     reason: str
+    #: for a rated game still being played, what can yet make it unrated ("" otherwise): the
+    #: page of a game that ends on an absent player's timeouts must not have promised "Rated"
+    proviso: str = ""
 
 
 def rated_status(
@@ -46,6 +49,12 @@ def rated_status(
         return RatedStatus(
             False, _("Unrated: fewer than two people made a move of their own.")
         )
+    proviso = ""
+    if movers is None:
+        proviso = _(
+            "It stays unrated if fewer than two people make a move of their own: turns played "
+            "for an absent player when their time runs out do not count."
+        )
     if bots:
         return RatedStatus(
             True,
@@ -57,6 +66,7 @@ def rated_status(
                 people,
             )
             % {"n": people},
+            proviso,
         )
     return RatedStatus(
         True,
@@ -66,14 +76,20 @@ def rated_status(
             people,
         )
         % {"n": people},
+        proviso,
     )
 
 
 def rule_text() -> str:
     """The whole rule in words, for the create form where the game does not exist yet."""
-    return _(
+    rule = _(
         "A game is rated when at least two people play it. Bots are not rated: at a table "
         "with bots the people are rated against each other, by their places among "
         "themselves. A game in which fewer than two people make a move of their own "
         "stays unrated."
     )
+    timeouts = _(
+        "A turn played for an absent player when their time runs out is not a move of their "
+        "own: a game that ends on the timeouts of a player who never moved is unrated."
+    )
+    return f"{rule} {timeouts}"

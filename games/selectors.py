@@ -13,7 +13,9 @@ from datetime import datetime
 from typing import Any
 
 from django.db.models import Exists, OuterRef, QuerySet
+from django.utils import timezone
 
+from accounts.models import Vacation
 from games.engine import Game as EngineGame
 from games.engine.base import SPECTATOR
 from games.engine.records import Record
@@ -82,6 +84,8 @@ class GamePage:
     frozen: bool = False
     #: the log failed to replay for this page (the caller freezes the game); no position then
     unreplayable: LogNotReplayable | None = None
+    #: seats whose player is on vacation now (a running game), with when they are back
+    away_until: dict[int, datetime] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -208,6 +212,33 @@ def _seat_infos(rows: list[Seat], viewer_id: int | None) -> list[SeatInfo]:
     return seats
 
 
+def seats_away(rows: list[Seat], now: datetime) -> dict[int, datetime]:
+    """The people seats whose player is on vacation at ``now``, with the end of their time
+    away (back-to-back vacations joined): the others see why the deadline moved. No query
+    unless a seat's player has a vacation that has not ended (``User.vacations_end``)."""
+    seat_of = {
+        seat.user_id: seat.index
+        for seat in rows
+        if seat.user_id
+        and not seat.retired
+        and seat.user.vacations_end is not None
+        and seat.user.vacations_end > now
+    }
+    if not seat_of:
+        return {}
+    until: dict[int, datetime] = {}
+    spans = (
+        Vacation.objects.filter(user_id__in=list(seat_of), ends_at__gt=now)
+        .order_by("user_id", "starts_at")
+        .values_list("user_id", "starts_at", "ends_at")
+    )
+    for user_id, starts_at, ends_at in spans:
+        back = until.get(seat_of[user_id])
+        if (back is None and starts_at <= now) or (back is not None and starts_at <= back):
+            until[seat_of[user_id]] = max(ends_at, back or ends_at)
+    return until
+
+
 def seat_names(*, game: Game, rows: list[Seat] | None = None) -> list[str]:
     """The seats' public names in seating order (never an email address); from ``rows``, the
     game's seats with their users, when the caller has them."""
@@ -249,6 +280,7 @@ def game_page(
         )
     view = engine.view(viewer_seat if viewer_seat is not None else SPECTATOR)
     running = game.status == GameStatus.RUNNING and not engine.finished and not game.frozen
+    away = seats_away(reads.seat_rows(game), timezone.now()) if running else {}
     legal = engine.legal() if running and engine.to_move == viewer_seat else []
     recent = [_event_info(event, names) for event in reads.recent_events(game)]
     return GamePage(
@@ -266,6 +298,7 @@ def game_page(
         recent_events=recent,
         rated=rated,
         frozen=game.frozen,
+        away_until=away,
     )
 
 

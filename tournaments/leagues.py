@@ -210,7 +210,9 @@ def league_join(*, league_id: int, user: Any, max_games: int = 2) -> LeagueMembe
                 raise LeagueError(_("You are a member of this league already."))
             member.active = True
             member.max_games = max_games
-            member.save(update_fields=["active", "max_games"])
+            # a rejoin waits for people afresh: the bot tables' wait counts from here
+            member.joined_at = timezone.now()
+            member.save(update_fields=["active", "max_games", "joined_at"])
     return member
 
 
@@ -417,8 +419,8 @@ def waited_for_people(
     league: League, candidates: list[Candidate], now: datetime
 ) -> list[Candidate]:
     """The waiting members a bot table may take: those who have waited for people
-    LEAGUE_BOT_WAIT_MINUTES since they joined and since their latest league game began or
-    ended. Two members who come free a minute apart meet each other, not two bots."""
+    LEAGUE_BOT_WAIT_MINUTES since they (last re)joined and since their latest league game
+    began or ended. Two members who come free a minute apart meet each other, not two bots."""
     if not candidates:
         return []
     cutoff = now - timedelta(minutes=settings.LEAGUE_BOT_WAIT_MINUTES)

@@ -34,6 +34,8 @@ class SeatClock:
     #: why the seat is retired ("" unless it is)
     retired_note: str
     to_move: bool
+    #: the player is on vacation (their clock stops) until then; None when they are not
+    away_until: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -55,6 +57,8 @@ class ClockInfo:
     overdue: bool = False
     #: how much of the deadline is the seat's time bank ("" when nothing)
     bank_in_deadline: str = ""
+    #: the seat to move is on vacation until then (why its deadline moved); None when not
+    to_move_away_until: datetime | None = None
 
 
 def clock_info(page: GamePage, now: datetime | None = None) -> ClockInfo:
@@ -73,6 +77,7 @@ def clock_info(page: GamePage, now: datetime | None = None) -> ClockInfo:
             timeouts=None if s.is_bot else s.timeouts,
             retired_note=retired_note(s.timeouts) if s.retired else "",
             to_move=to_move is not None and s.index == to_move.index,
+            away_until=page.away_until.get(s.index) if running else None,
         )
         for s in page.seats
     ]
@@ -92,4 +97,5 @@ def clock_info(page: GamePage, now: datetime | None = None) -> ClockInfo:
         time_left=time_left_text(deadline, now),
         overdue=deadline is not None and deadline <= now,
         bank_in_deadline=bank_part,
+        to_move_away_until=page.away_until.get(to_move.index) if to_move is not None else None,
     )

@@ -186,7 +186,7 @@ def test_a_daily_digest_on_another_channel_is_a_row_of_its_own(
     anna.digest_hour = 0
     anna.save(update_fields=["digest_hour"])
     choose(anna, "webhook", ChannelMode.DAILY_DIGEST)
-    now = timezone.now()
+    now = timezone.now() + timedelta(days=1)  # her turn was waiting at the digest hour
     assert digest.queue_digests(now) == 1
     assert digest.queue_digests(now) == 0  # once a day
     row = Notification.objects.get(kind=NotificationKind.DIGEST)
