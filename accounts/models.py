@@ -200,3 +200,25 @@ def _vacations_changed(sender: type[Vacation], instance: Vacation, **kwargs: obj
 
 #: the session's user (UserManager.get), compiled once per process and database
 _USER_BY_PK = Prepared(lambda pk: User._base_manager.filter(pk=pk).order_by())
+
+
+class Block(models.Model):
+    """``blocker`` wants nothing from ``blocked``: no invitation, challenge or message from
+    them, and no table with them (the matchmaker seats them apart, neither may join a table
+    the other sits at). Only the blocker sees it (accounts.blocks)."""
+
+    blocker = models.ForeignKey(User, on_delete=models.CASCADE, related_name="blocks_made")
+    blocked = models.ForeignKey(User, on_delete=models.CASCADE, related_name="blocked_by")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.UniqueConstraint(fields=["blocker", "blocked"], name="block_once"),
+            models.CheckConstraint(
+                condition=~models.Q(blocker=models.F("blocked")), name="block_not_oneself"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.blocker} blocks {self.blocked}"

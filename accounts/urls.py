@@ -9,4 +9,5 @@ urlpatterns = [
     path("signup/", views.SignupView.as_view(), name="account_signup"),
     path("settings/", views.account_settings, name="account_settings"),
     path("language/", views.set_language, name="set_language"),
+    path("block/<str:username>/", views.block_player, name="block_player"),
 ]

@@ -10,13 +10,15 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import redirect, render
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils import translation
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views import i18n
 from django.views.decorators.http import require_http_methods, require_POST
 
-from accounts import services
+from accounts import blocks, services
 from accounts.display_names import SIMILAR_NAME, NameTaken
 from accounts.forms import SettingsForm
 from accounts.models import User
@@ -48,7 +50,34 @@ def account_settings(request: HttpRequest) -> HttpResponse:
                 "language": user.language,
             }
         )
-    return render(request, "accounts/settings.html", {"form": form})
+    context = {"form": form, "blocked": blocks.blocked_by(user)}
+    return render(request, "accounts/settings.html", context)
+
+
+@login_required
+@require_POST
+def block_player(request: HttpRequest, username: str) -> HttpResponse:
+    """Block (``action=block``) or unblock another player, from their profile or the settings
+    page; back to where the form was."""
+    user = request.user
+    assert isinstance(user, User)
+    other = get_object_or_404(User, username=username, is_active=True)
+    if other.pk == user.pk:
+        messages.error(request, _("You cannot block yourself."))
+    elif request.POST.get("action") == "block":
+        blocks.block(blocker=user, blocked=other)
+        messages.success(
+            request,
+            _("You blocked %(name)s: no invitations or messages from them, and no table with them.")
+            % {"name": other.public_name},
+        )
+    else:
+        blocks.unblock(blocker=user, blocked=other)
+        messages.success(request, _("You unblocked %(name)s.") % {"name": other.public_name})
+    back = request.POST.get("next", "")
+    if not url_has_allowed_host_and_scheme(back, allowed_hosts={request.get_host()}):
+        back = reverse("player_profile", args=[other.username])
+    return redirect(back)
 
 
 class SignupView(AllauthSignupView):

@@ -8,6 +8,7 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.db import DatabaseError
+from django.http import Http404
 from django.shortcuts import get_object_or_404
 from django.utils import translation
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
@@ -18,7 +19,7 @@ from rest_framework.serializers import Serializer
 from rest_framework.views import APIView
 
 from accounts.middleware import user_language
-from games import integrity, services
+from games import integrity, services, visibility
 from games import selectors as game_selectors
 from games.models import Game, GameKind
 from tournaments import leagues, rounds
@@ -100,8 +101,13 @@ def _valid(serializer_class: type[Serializer], request: Request) -> dict[str, An
     return dict(serializer.validated_data)
 
 
-def _game(game_id: int) -> Game:
-    return get_object_or_404(Game.objects.select_related("snapshot"), pk=game_id)
+def _game(game_id: int, user: Any) -> Game:
+    """The game, as ``user`` may see it: a private table is none of a stranger's business
+    (games.visibility), answered as a game that does not exist."""
+    game = get_object_or_404(Game.objects.select_related("snapshot"), pk=game_id)
+    if not visibility.may_watch(game, user):
+        raise Http404
+    return game
 
 
 class NotFoundView(ApiView):
@@ -154,7 +160,8 @@ class GamesView(ApiView):
             )
         except services.GameServiceError as exc:
             raise service_error(exc) from None
-        return render(GameSerializer, selectors.game_detail(_game(game.pk), request.user), code=201)
+        detail = selectors.game_detail(_game(game.pk, request.user), request.user)
+        return render(GameSerializer, detail, code=201)
 
 
 class OpenGamesView(ApiView):
@@ -172,7 +179,8 @@ class GameView(ApiView):
         responses={200: GameSerializer, **READ_ERRORS}, summary="One game", operation_id="game_read"
     )
     def get(self, request: Request, game_id: int) -> Response:
-        page = game_selectors.game_page(game=_game(game_id), user=request.user, with_rated=False)
+        game = _game(game_id, request.user)
+        page = game_selectors.game_page(game=game, user=request.user, with_rated=False)
         # as the game page does: a log that does not replay freezes the game for staff
         integrity.freeze_if_unreplayable(page.unreplayable)
         return render(GameSerializer, selectors.game_answer(page))
@@ -189,7 +197,7 @@ class ActionView(ApiView):
     )
     def post(self, request: Request, game_id: int) -> Response:
         data = _valid(ActionInSerializer, request)
-        game = _game(game_id)
+        game = _game(game_id, request.user)
         try:
             result = services.action_submit(
                 game_id=game.pk,
@@ -214,7 +222,7 @@ class ActionView(ApiView):
             raise service_error(exc) from None
         else:
             applied = [result.event.action, *(e.action for e in result.automatic)]
-        detail = selectors.game_detail(_game(game_id), request.user)
+        detail = selectors.game_detail(_game(game_id, request.user), request.user)
         return render(ActionOutSerializer, {"applied": applied, "game": detail})
 
 
@@ -226,12 +234,13 @@ class GameJoinView(ApiView):
         operation_id="game_join",
     )
     def post(self, request: Request, game_id: int) -> Response:
-        game = _game(game_id)
+        game = _game(game_id, request.user)
         try:
             services.game_join(game_id=game.pk, user=request.user)
         except services.GameServiceError as exc:
             raise service_error(exc) from None
-        return render(GameSerializer, selectors.game_detail(_game(game_id), request.user))
+        detail = selectors.game_detail(_game(game_id, request.user), request.user)
+        return render(GameSerializer, detail)
 
 
 class GameLeaveView(ApiView):
@@ -242,12 +251,13 @@ class GameLeaveView(ApiView):
         operation_id="game_leave",
     )
     def post(self, request: Request, game_id: int) -> Response:
-        game = _game(game_id)
+        game = _game(game_id, request.user)
         try:
             services.game_leave(game_id=game.pk, user=request.user)
         except services.GameServiceError as exc:
             raise service_error(exc) from None
-        return render(GameSerializer, selectors.game_detail(_game(game_id), request.user))
+        detail = selectors.game_detail(_game(game_id, request.user), request.user)
+        return render(GameSerializer, detail)
 
 
 class RecordView(ApiView):
@@ -257,7 +267,7 @@ class RecordView(ApiView):
         operation_id="game_record",
     )
     def get(self, request: Request, game_id: int) -> Response:
-        game = _game(game_id)
+        game = _game(game_id, request.user)
         try:
             record = game_selectors.game_record(game=game)
         except game_selectors.RecordNotAvailable:

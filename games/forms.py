@@ -97,6 +97,15 @@ class GameCreateForm(forms.Form):
         help_text=_("At least the hours added per move, at most 336 (14 days)."),
     )
 
+    private = forms.BooleanField(
+        label=_("Private table"),
+        required=False,
+        help_text=_(
+            "Not listed in the lobby, and only its players can see it. You get a link to share "
+            "with the people you want at the table."
+        ),
+    )
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         #: field name -> (game kind, option name)
@@ -241,4 +250,5 @@ class GameCreateForm(forms.Form):
             "bank_cap_hours": self.bank_hours()[1],
             # bots take the seats right after the creator; the remaining seats wait for people
             "bots": [data[f"seat_{n}"] for n in range(1, OTHER_SEATS + 1) if data.get(f"seat_{n}")],
+            "private": bool(data.get("private")),
         }

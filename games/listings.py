@@ -213,7 +213,8 @@ class GameRow:
 
     @property
     def free_seats(self) -> int:
-        return self.game.player_count - len(self.players)
+        """Seats anyone may take: neither taken nor held for an invited player."""
+        return self.game.player_count - len(self.players) - self.game.reserved_seats
 
     @property
     def opponents(self) -> list[SeatRow]:
@@ -318,7 +319,7 @@ def _few_per_creator(games: QuerySet[Game]) -> QuerySet[Game]:
 def lobby_open_games(*, creator: Any = None) -> QuerySet[Game]:
     """Games waiting for players, newest first, to paginate: at most LOBBY_GAMES_PER_CREATOR
     of each creator, or every one of ``creator``'s."""
-    games = Game.objects.filter(status=GameStatus.OPEN)
+    games = Game.objects.filter(status=GameStatus.OPEN, private=False)
     if creator is not None:
         return _with_seats(games.filter(created_by=creator).order_by("-created_at", "-pk"))
     return _with_seats(_few_per_creator(games))
@@ -343,7 +344,9 @@ def recent_running_games(*, viewer: Any, limit: int = RUNNING_GAMES_SHOWN) -> li
     Not cut per creator as the open games are: the window would run over every running game
     (four times the time of this query at 30,000 of them), for a list nobody needs to find
     a game in."""
-    games = Game.objects.filter(status=GameStatus.RUNNING).order_by("-started_at", "-pk")
+    games = Game.objects.filter(status=GameStatus.RUNNING, private=False).order_by(
+        "-started_at", "-pk"
+    )
     return _rows(_with_seats(games)[:limit], viewer=viewer)
 
 
@@ -352,14 +355,24 @@ def _seat_of(user: Any) -> QuerySet[Seat]:
     return Seat.objects.filter(game=OuterRef("pk"), user=user)
 
 
+def _seen_by(games: QuerySet[Game], *, user: Any, viewer: Any) -> QuerySet[Game]:
+    """``user``'s games as ``viewer`` may see them: a private table only if they sit at it."""
+    if viewer is None or _user_id(viewer) == _user_id(user):
+        return games
+    if _user_id(viewer) is None:
+        return games.filter(private=False)
+    return games.filter(Q(private=False) | Q(Exists(_seat_of(viewer))))
+
+
 def user_running_games(*, user: Any, viewer: Any = None) -> list[GameRow]:
     """The running games of ``user``: those where it is the user's turn first, the least time
     left first (games without a deadline last); then the others' turns, the longest waiting
     first; frozen games last. The order is the query's: one query for the games, one for
     their seats."""
     my_deadline = Case(When(subject_to_move=True, then=F("deadline")))
+    running = Game.objects.filter(Exists(_seat_of(user)), status=GameStatus.RUNNING)
     games = (
-        Game.objects.filter(Exists(_seat_of(user)), status=GameStatus.RUNNING)
+        _seen_by(running, user=user, viewer=viewer)
         .annotate(subject_to_move=Exists(_seat_of(user).filter(index=OuterRef("to_move"))))
         .order_by(
             F("frozen_at").asc(nulls_first=True),  # frozen games wait for nobody: last
@@ -373,9 +386,8 @@ def user_running_games(*, user: Any, viewer: Any = None) -> list[GameRow]:
 
 
 def user_open_games(*, user: Any, viewer: Any = None) -> list[GameRow]:
-    games = Game.objects.filter(Exists(_seat_of(user)), status=GameStatus.OPEN).order_by(
-        "-created_at", "-pk"
-    )
+    mine = Game.objects.filter(Exists(_seat_of(user)), status=GameStatus.OPEN)
+    games = _seen_by(mine, user=user, viewer=viewer).order_by("-created_at", "-pk")
     return _rows(_with_seats(games), viewer=viewer or user, subject=user)
 
 
@@ -383,9 +395,11 @@ def user_finished_games(
     *, user: Any, viewer: Any = None, limit: int = FINISHED_GAMES_SHOWN
 ) -> list[GameRow]:
     """The user's most recently finished games, with places and scores on the seats."""
-    games = Game.objects.filter(Exists(_seat_of(user)), status=GameStatus.FINISHED).order_by(
-        "-finished_at", "-pk"
-    )
+    games = _seen_by(
+        Game.objects.filter(Exists(_seat_of(user)), status=GameStatus.FINISHED),
+        user=user,
+        viewer=viewer,
+    ).order_by("-finished_at", "-pk")
     return _rows(_with_seats(games)[:limit], viewer=viewer or user, subject=user)
 
 

@@ -115,6 +115,13 @@ class Game(models.Model):
     frozen_at = models.DateTimeField(_("frozen at"), null=True, blank=True, editable=False)
     #: what the check found, for staff (never shown to players)
     frozen_reason = models.TextField(_("why it is frozen"), blank=True, editable=False)
+    #: invite-only (friends/): not in the lobby or other people's lists, joined only by an
+    #: invitation or the secret link, watched only by its players
+    private = models.BooleanField(_("private table"), default=False)
+    #: seats held for pending invitations: the lobby's free seats do not count them
+    reserved_seats = models.PositiveSmallIntegerField(default=0)
+    #: the secret of a private table's join link ("" when none); renewed by its creator
+    join_secret = models.CharField(max_length=64, blank=True, default="", editable=False)
 
     class Meta:
         ordering = ["-created_at"]

@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from secrets import token_urlsafe
 from typing import Any, ParamSpec
 
 from django.conf import settings
@@ -24,6 +25,7 @@ from django.utils import timezone
 from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 
+from accounts import blocks
 from games.engine import Game as EngineGame
 from games.engine import IllegalAction, RecordError, game_class
 from keltis_site.prepared import Prepared, PreparedUpdate
@@ -160,8 +162,12 @@ def game_create(
     bank_cap_hours: int = 0,
     rated: bool | None = None,
     internal: bool = False,
+    private: bool = False,
+    reserved: int = 0,
 ) -> Game:
     """A new game with the creator in seat 0 and ``bots`` in the next seats; starts when full.
+    ``private``: invite-only (``friends``); ``reserved``: seats held for invitations sent with
+    it, which the lobby's joiners cannot take.
 
     It is rated when ``games.rated`` says so (two people or more, bots or not) unless
     ``rated`` is False. A player may have only so many open games waiting for players
@@ -178,6 +184,8 @@ def game_create(
         raise GameServiceError(_("A game has 2 to 4 players."))
     if len(bots) > player_count - 1:
         raise GameServiceError(_("There are more bots than free seats."))
+    if len(bots) + reserved > player_count - 1:
+        raise GameServiceError(_("There are more bots and invited players than free seats."))
     for bot in bots:
         if bot not in BotKind.values:
             raise GameServiceError(format_lazy(_("Unknown bot '{bot}'."), bot=bot))
@@ -206,6 +214,9 @@ def game_create(
             ).rated,
             setup=setup,
             created_by=creator,
+            private=private,
+            reserved_seats=reserved,
+            join_secret=new_join_secret() if private else "",
         )
         Seat.objects.create(game=game, index=0, user=creator)
         for index, bot in enumerate(bots, start=1):
@@ -214,6 +225,12 @@ def game_create(
             _start(game)
         _changed(game.pk)
     return game
+
+
+def new_join_secret() -> str:
+    """The secret of a private table's link (games.private_tables): 192 random bits, URL-safe.
+    Not from ``secrets`` above, which the tests replace to deal the same cards."""
+    return token_urlsafe(24)
 
 
 def game_create_seated(
@@ -271,15 +288,31 @@ def game_create_seated(
     return game
 
 
-def game_join(*, game_id: int, user: Any) -> Game:
-    """Take the next free seat of an open game; the game starts when the table is full."""
+def game_join(*, game_id: int, user: Any, admitted: bool = False, reserved: bool = False) -> Game:
+    """Take the next free seat of an open game; the game starts when the table is full.
+
+    A private table takes only the players ``friends`` admits (an invitation, its secret link):
+    ``admitted``. ``reserved``: the seat was held for the player's invitation (one fewer held);
+    the lobby's joiners take only seats nobody holds."""
     with transaction.atomic():
         game = Game.objects.select_for_update().get(pk=game_id)
         if game.status != GameStatus.OPEN:
             raise CannotJoin(_("This game is no longer open."))
+        if game.private and not admitted:
+            raise CannotJoin(_("This table is private: only the players invited can join."))
         seats = list(game.seats.all())
         if any(seat.user_id == user.pk for seat in seats):
             raise CannotJoin(_("You already have a seat in this game."))
+        if blocks.apart(user.pk, [seat.user_id for seat in seats if seat.user_id]):
+            raise CannotJoin(
+                _("You cannot join this table: you and a player at it do not play together.")
+            )
+        held = game.reserved_seats
+        if reserved and held:
+            game.reserved_seats = held - 1
+            game.save(update_fields=["reserved_seats"])
+        elif len(seats) + held >= game.player_count:
+            raise CannotJoin(_("Every free seat of this game is held for an invited player."))
         Seat.objects.create(game=game, index=len(seats), user=user)
         if len(seats) + 1 == game.player_count:
             _start(game)

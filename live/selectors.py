@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from django.db import connection
-from django.db.models import Count, F
+from django.db.models import Count, Exists, F, OuterRef, Q
 
 from games.models import Game, GameStatus, Seat
 from keltis_site.prepared import Prepared
@@ -83,11 +83,20 @@ def page_marks(
         f"LEFT OUTER JOIN {seat} s ON g.id = s.game_id"
     )
     if game_id is not None:
-        parts.append(f"{shown} WHERE g.id = %s")
-        params.append(game_id)
+        # a private table only for its players (games.visibility): a stranger's stream of it
+        # finds no game
+        if user_id is None:
+            parts.append(f"{shown} WHERE g.id = %s AND g.private = %s")
+            params += [game_id, False]
+        else:
+            parts.append(
+                f"{shown} WHERE g.id = %s AND (g.private = %s OR EXISTS (SELECT 1 FROM {seat} "
+                "mine WHERE mine.game_id = g.id AND mine.user_id = %s))"
+            )
+            params += [game_id, False, user_id]
     if lobby:
-        parts.append(f"{shown} WHERE g.status = %s")
-        params.append(GameStatus.OPEN)
+        parts.append(f"{shown} WHERE g.status = %s AND g.private = %s")
+        params += [GameStatus.OPEN, False]
     if not parts:
         return {}
     sql = (
@@ -108,9 +117,11 @@ def orm_page_marks(
     if user_id is not None:
         games = Game.objects.filter(seats__user_id=user_id, status__in=ACTIVE)
     if game_id is not None:
-        games = games | Game.objects.filter(pk=game_id)
+        seated = Exists(Seat.objects.filter(game=OuterRef("pk"), user_id=user_id))
+        watched = Q(private=False) | Q(seated) if user_id else Q(private=False)
+        games = games | Game.objects.filter(watched, pk=game_id)
     if lobby:
-        games = games | Game.objects.filter(status=GameStatus.OPEN)
+        games = games | Game.objects.filter(status=GameStatus.OPEN, private=False)
     rows = (
         games.distinct()
         .annotate(seat_count=Count("seats", distinct=True))

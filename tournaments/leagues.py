@@ -28,6 +28,7 @@ from django.db.models import Count, Max, Q, QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from accounts import blocks
 from games.engine import RecordError, game_class
 from games.models import (
     BOT_LEVELS,
@@ -393,6 +394,7 @@ def waiting_members(league: League) -> list[Candidate]:
     ):
         tables[game_id].add(user_id)
 
+    pairs = blocks.blocked_pairs(user_id for user_id, _ in members)
     candidates = []
     for user_id, max_games in members:
         rating = ratings.get(user_id, START_RATING)
@@ -410,6 +412,7 @@ def waiting_members(league: League) -> list[Candidate]:
                 previous=previous,
                 # the longest waiting first: never seated, then the oldest last game
                 priority=-last_game.get(user_id, 0),
+                apart=[other for pair in pairs if user_id in pair for other in pair - {user_id}],
             )
         )
     return candidates

@@ -58,6 +58,8 @@ class Candidate:
     slots: int = 1
     previous: Collection[Collection[MemberId]] = field(default=())
     priority: float = 0.0
+    #: members never to sit with (a block, either way: accounts.blocks)
+    apart: Collection[MemberId] = field(default=())
 
 
 def table_sizes(n: int, min_players: int = 2, max_players: int = 4) -> list[int]:
@@ -101,6 +103,7 @@ def match_tables(
         ratings=[ratings[i] for i in order],
         avoid=[avoid[i] for i in order],
         reach=reach,
+        apart=[set(candidates[i].apart) for i in order],
     )
     priority = [candidates[i].priority for i in order]
     left = [slots[i] for i in order]
@@ -125,7 +128,8 @@ def match_tables(
                 left[r] -= 1
                 seated_now[r] += 1
                 seating.avoid[r].add(key)
-            result.append([seating.ids[r] for r in sorted(table)])
+            if not seating.blocked(table):  # else its members wait for the next pass
+                result.append([seating.ids[r] for r in sorted(table)])
     return result
 
 
@@ -140,13 +144,18 @@ def short_tables(
     left = {c.id: int(c.slots) - seated[c.id] for c in candidates}
     ranked = sorted(range(len(candidates)), key=lambda i: (-float(candidates[i].rating), i))
     order = [candidates[i].id for i in ranked]
+    apart = {c.id: set(c.apart) for c in candidates}
     result: list[list[MemberId]] = []
     while True:
         wave = [m for m in order if left[m] > 0]
         if not wave:
             return result
         for start in range(0, len(wave), min_players - 1):
-            result.append(wave[start : start + min_players - 1])
+            table = wave[start : start + min_players - 1]
+            if any(apart[m] & set(table) for m in table):  # a block: each with bots alone
+                result.extend([m] for m in table)
+            else:
+                result.append(table)
         for member in wave:
             left[member] -= 1
 
@@ -168,11 +177,13 @@ class _Seating:
         ratings: list[float],
         avoid: list[set[frozenset[MemberId]]],
         reach: int,
+        apart: list[set[MemberId]] | None = None,
     ) -> None:
         self.ids = ids
         self.ratings = ratings
         self.avoid = avoid
         self.reach = reach
+        self.apart = apart or [set() for _ in ids]
 
     @staticmethod
     def cut(wave: list[int], sizes: list[int]) -> list[list[int]]:
@@ -182,12 +193,19 @@ class _Seating:
             start += size
         return tables
 
+    def blocked(self, table: Sequence[int]) -> bool:
+        """Two members of the table must not sit together (a block)."""
+        members = {self.ids[r] for r in table}
+        return any(self.apart[r] & members for r in table)
+
     def cost(self, table: Sequence[int]) -> int:
-        """1 if the table re-forms a previous table of one of its members, else 0."""
+        """2 if two of its members must not sit together, plus 1 if the table re-forms a
+        previous table of one of its members: the repair swaps blocks away first."""
+        penalty = 2 if self.blocked(table) else 0
         if not any(self.avoid[r] for r in table):
-            return 0
+            return penalty
         key = frozenset(self.ids[r] for r in table)
-        return int(any(key in self.avoid[r] for r in table))
+        return penalty + int(any(key in self.avoid[r] for r in table))
 
     def repair(self, tables: list[list[int]], bench: list[int]) -> None:
         """Swap players while that lowers the number of repeated tables (each accepted swap

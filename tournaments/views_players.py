@@ -6,10 +6,13 @@ computed from them (games never reads tournaments).
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_GET
 
+from accounts import blocks
 from games import listings
 
 from . import rating_selectors
@@ -28,5 +31,15 @@ def profile(request: HttpRequest, username: str) -> HttpResponse:
             "finished_games": listings.user_finished_games(user=player, viewer=request.user),
             # current rating, history and chart per game
             "ratings": rating_selectors.player_ratings(player),
+            # the viewer's block button (None: their own page, or nobody logged in)
+            "blocking": _blocking(request, player),
         },
     )
+
+
+def _blocking(request: HttpRequest, player: Any) -> bool | None:
+    """Whether the viewer blocked ``player``; None where no button is shown."""
+    viewer = request.user
+    if not viewer.is_authenticated or viewer.pk == player.pk:
+        return None
+    return blocks.has_blocked(viewer.pk, player.pk)

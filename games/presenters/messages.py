@@ -161,3 +161,10 @@ def results(seats: list[SeatInfo], scores: list[int], winners: list[int]) -> lis
             ResultRow(place, seat.name, score, seat.index in winners, seat_style(seat.index))
         )
     return sorted(rows, key=lambda r: (r.place, r.name))
+
+
+def joined_message(game: Any) -> str:
+    """What a player who took a seat is told (the lobby's button, a private table's link)."""
+    if game.status == "running":
+        return _("You joined %(game)s: the game has started.") % {"game": game}
+    return _("You joined %(game)s.") % {"game": game}

@@ -11,6 +11,8 @@ from typing import Any
 from django.utils.functional import SimpleLazyObject
 from django.utils.translation import gettext as _
 
+from ..models import GameStatus
+from ..private_tables import join_url
 from ..selectors import GamePage, HistoryPage, SeatInfo
 from .actions import action_groups
 from .board import Figure, SeatStyle, make_figure, seat_style
@@ -37,6 +39,10 @@ def game_context(page: GamePage, now: datetime | None = None) -> dict[str, Any]:
         "legend": _legend(page.seats),
         "frozen": page.frozen,
     }
+    if game.private and game.status == GameStatus.OPEN and page.viewer_seat is not None:
+        # the link its players share (games.private_tables); its creator may renew it
+        context["private_link"] = join_url(game)
+        context["may_renew_link"] = page.viewer_seat == 0
     if page.started and page.view is None:  # a log that does not replay: its moves only
         context["events"] = event_lines(kind, page.recent_events)
     if not page.started or page.view is None:

@@ -21,6 +21,7 @@ from games import listings
 from games.error_messages import service_error_text
 from games.forms import GameCreateForm
 from games.models import Game, GameKind, GameStatus
+from games.presenters.messages import joined_message
 from games.services import GameServiceError, game_create, game_join, game_leave
 from keltis_site.pagination import paginate
 
@@ -64,6 +65,11 @@ def create(request: HttpRequest) -> HttpResponse:
             if game.status == GameStatus.RUNNING:
                 messages.success(request, _("Your game has started."))
                 return redirect(listings.game_url(game.pk))
+            if game.private:  # its page shows the link to share
+                messages.success(
+                    request, _("Your private table is ready: share its link with your players.")
+                )
+                return redirect(listings.game_url(game.pk))
             free = game.player_count - game.seats.count()
             messages.success(
                 request,
@@ -100,10 +106,9 @@ def join(request: HttpRequest, game_id: int) -> HttpResponse:
     except GameServiceError as exc:
         messages.error(request, service_error_text(exc))
         return HttpResponseRedirect(_back(request))
+    messages.success(request, joined_message(game))
     if game.status == GameStatus.RUNNING:
-        messages.success(request, _("You joined %(game)s: the game has started.") % {"game": game})
         return redirect(listings.game_url(game.pk))
-    messages.success(request, _("You joined %(game)s.") % {"game": game})
     return HttpResponseRedirect(_back(request))
 
 

@@ -24,7 +24,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.cache import cache_control
 from django.views.decorators.http import require_GET, require_POST
 
-from games import analysis, integrity, presence, presenters, ratelimit, selectors
+from games import analysis, integrity, presence, presenters, ratelimit, selectors, visibility
 from games.drawings import PageDrawings
 from games.error_messages import service_error_text
 from games.models import Game
@@ -56,7 +56,7 @@ def too_many_actions(request: HttpRequest) -> HttpResponse:
 def game_detail(request: HttpRequest, game_id: int) -> HttpResponse:
     # the snapshot comes with the game: the page draws the position from it
     game = next(iter(selectors.GAME_WITH_SNAPSHOT.run(game_id)), None)
-    if game is None:
+    if game is None or not visibility.may_watch(game, request.user):
         raise Http404
     page = selectors.game_page(game=game, user=request.user)
     integrity.freeze_if_unreplayable(page.unreplayable)
@@ -139,6 +139,8 @@ def game_act(request: HttpRequest, game_id: int) -> HttpResponse:
 @require_GET
 def game_history(request: HttpRequest, game_id: int) -> HttpResponse:
     game = get_object_or_404(Game, pk=game_id)
+    if not visibility.may_watch(game, request.user):
+        raise Http404
     page = selectors.game_history(game=game, step=request.GET.get("step"))
     integrity.freeze_if_unreplayable(page.unreplayable)
     context = presenters.history_context(page)
@@ -184,6 +186,8 @@ def game_analysis_request(request: HttpRequest, game_id: int) -> HttpResponse:
 @require_GET
 def game_export(request: HttpRequest, game_id: int) -> HttpResponse:
     game = get_object_or_404(Game, pk=game_id)
+    if not visibility.may_watch(game, request.user):
+        raise Http404
     try:
         record = selectors.game_record(game=game)
     except selectors.RecordNotAvailable:

@@ -972,4 +972,4 @@ def test_reading_the_waiting_members_takes_a_fixed_number_of_queries(
         with CaptureQueriesContext(connection) as queries:
             waiting_members(league)
         counts.append(len(queries))
-    assert counts[0] == counts[1] <= 5
+    assert counts[0] == counts[1] <= 6  # the 6th: the blocks among the members
