@@ -78,10 +78,14 @@ class FrozenFilter(admin.SimpleListFilter):
 
 @admin.register(Game)
 class GameAdmin(admin.ModelAdmin):
+    #: chain_intact / chain_checked_at: what the periodic chain check (hourly, running games;
+    #: games.integrity.check_running_chains) last found: a tick, a cross, or "unknown" (never);
+    #: the detail view recomputes the chain itself (event_chain)
     list_display = (
-        "id", "kind", "status", "frozen", "player_count", "days_per_move", "created_at", "seq",
+        "id", "kind", "status", "frozen", "chain_intact", "chain_checked_at", "player_count",
+        "days_per_move", "created_at", "seq",
     )  # fmt: skip
-    list_filter = (FrozenFilter, "kind", "status")
+    list_filter = (FrozenFilter, "chain_intact", "kind", "status")
     actions = ("unfreeze",)
     list_select_related = ("created_by",)
     search_fields = ("=id", "created_by__username", "created_by__display_name")
@@ -90,7 +94,7 @@ class GameAdmin(admin.ModelAdmin):
     fields = (
         "kind", "options", "player_count", "days_per_move", "status", "created_by",
         "created_at", "started_at", "finished_at", "seq", "to_move", "turn_started_at", "setup",
-        "frozen_at", "frozen_reason", "event_chain",
+        "frozen_at", "frozen_reason", "chain_checked_at", "event_chain",
     )  # fmt: skip
     #: everything but the pace belongs to the services
     readonly_fields = tuple(f for f in fields if f != "days_per_move")

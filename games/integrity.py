@@ -22,12 +22,15 @@ from collections.abc import Sequence
 from django.conf import settings
 from django.core.mail import mail_admins
 from django.db import transaction
+from django.db.models import F
 from django.utils import timezone, translation
 from django.utils.translation import gettext
 
+from keltis_site.prepared import Prepared
+
 from .after_response import call_after_response
-from .event_chain import ChainProblem
-from .models import Game
+from .event_chain import ROW_COLUMNS, ChainProblem, ChainRow, check_link, verify_game_chain
+from .models import Event, Game, GameStatus
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +59,78 @@ class LogNotReplayable(Exception):
     def reason(self) -> str:
         """The freeze reason this failure gives."""
         return f"the event log does not replay: {self}"
+
+
+class ChainHeadBroken(LogNotReplayable):
+    """The link an action was to extend is broken: the game's last stored event is missing or
+    no longer hashes to the game's chain head. A ``LogNotReplayable`` (a log nobody can build
+    on), so the action's ``frozen_on_bad_log`` freezes the game after the rollback and the
+    caller gets ``GameFrozen``."""
+
+    def __init__(self, game_id: int, problems: Sequence[ChainProblem]) -> None:
+        self.problems = list(problems)
+        Exception.__init__(self, chain_reason(self.problems))
+        self.game_id = game_id
+        self.seq = (problems[0].seq or 0) if problems else 0
+        self.error = self
+
+    @property
+    def reason(self) -> str:
+        return str(self)
+
+
+#: the one read of the link check: the event the game's count names (the join reads the count
+#: under the game's lock, which the action holds), compiled once (keltis_site.prepared)
+_LAST_EVENT = Prepared(
+    lambda game_id: Event.objects.filter(game_id=game_id, seq=F("game__seq"))
+    .order_by()
+    .values_list(*ROW_COLUMNS)
+)
+
+
+def check_head(game_id: int, seq: int, head: str) -> None:
+    """Before an action links an event to ``head`` (the game's chain head, read with its count
+    ``seq`` under the game's lock): the stored event ``seq`` must still hash to that head. One
+    indexed row read (none before the first event) and one HMAC; ``ChainHeadBroken``
+    otherwise. The rest of the chain is ``check_running_chains``'."""
+    if seq == 0:
+        found = None
+    else:
+        rows = _LAST_EVENT.rows(game_id)
+        found = ChainRow(*rows[0]) if rows else None
+    problems = check_link(game_id, seq, head, found)
+    if problems:
+        raise ChainHeadBroken(game_id, problems)
+
+
+def check_running_chains() -> dict[str, int]:
+    """The periodic check (beat, ``games.tasks.verify_running_chains``): every running game's
+    whole chain, one game at a time, locked while it is read (a move committing meanwhile
+    cannot look like an extra event). The result goes on the game row for the admin
+    (``chain_checked_at``, ``chain_intact``); a broken chain freezes the game, which tells
+    staff once per freeze. Idempotent: a second run finds what the first found and changes
+    nothing but the time checked."""
+    counts = {"checked": 0, "broken": 0, "frozen": 0}
+    running = Game.objects.filter(status=GameStatus.RUNNING).order_by("pk")
+    for game_id in running.values_list("pk", flat=True).iterator():
+        with transaction.atomic():
+            game = (
+                Game.objects.select_for_update(of=("self",))
+                .only("pk", "kind", "player_count", "options", "setup", "seq", "chain_head")
+                .filter(pk=game_id)
+                .first()
+            )
+            if game is None:
+                continue
+            problems = verify_game_chain(game)
+            Game.objects.filter(pk=game_id).update(
+                chain_checked_at=timezone.now(), chain_intact=not problems
+            )
+            if problems:
+                counts["broken"] += 1
+                counts["frozen"] += game_freeze(game_id=game_id, reason=chain_reason(problems))
+        counts["checked"] += 1
+    return counts
 
 
 def chain_reason(problems: Sequence[ChainProblem]) -> str:

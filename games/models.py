@@ -115,6 +115,12 @@ class Game(models.Model):
     frozen_at = models.DateTimeField(_("frozen at"), null=True, blank=True, editable=False)
     #: what the check found, for staff (never shown to players)
     frozen_reason = models.TextField(_("why it is frozen"), blank=True, editable=False)
+    #: the periodic check of the whole chain (integrity.check_running_chains): when it last ran
+    #: for this game, and whether it found the chain intact (None: never checked)
+    chain_checked_at = models.DateTimeField(
+        _("chain checked at"), null=True, blank=True, editable=False
+    )
+    chain_intact = models.BooleanField(_("chain intact"), null=True, editable=False)
     #: invite-only (friends/): not in the lobby or other people's lists, joined only by an
     #: invitation or the secret link, watched only by its players
     private = models.BooleanField(_("private table"), default=False)
@@ -259,6 +265,9 @@ class Event(models.Model):
     #: hash for seq 1) and of this event; both are set by ``link`` on insert, never by hand
     prev_hash = models.CharField(_("previous hash"), max_length=64, editable=False)
     hash = models.CharField(_("hash"), max_length=64, editable=False)
+    #: the id of the server key ``hash`` is an HMAC under (event_chain.key_id); "" for a plain
+    #: SHA-256 hash from before the keying (none is left after migration 0016's re-sign)
+    hash_key = models.CharField(_("hash key"), max_length=8, blank=True, default="", editable=False)
 
     objects = EventQuerySet.as_manager()
 
@@ -306,7 +315,7 @@ class Event(models.Model):
                         f"game {self.game_id} has no event {self.seq - 1} before event {self.seq}"
                     )
         self.prev_hash = prev_hash
-        self.hash = event_chain.event_hash(
+        self.hash_key, self.hash = event_chain.current_keys().sign(
             game_id=self.game_id,
             seq=self.seq,
             seat=self.seat,

@@ -32,7 +32,7 @@ from keltis_site.prepared import Prepared, PreparedUpdate
 
 from . import clock, creation_limits, due
 from .after_response import call_after_response
-from .integrity import LogNotReplayable, game_freeze
+from .integrity import LogNotReplayable, check_head, game_freeze
 from .models import BotKind, Event, EventSource, Game, GameStatus, Seat, Snapshot
 from .rated import rated_status
 from .state import engine_start, engine_state
@@ -530,7 +530,10 @@ def action_submit(
         event = Event(
             game=game, seq=game.seq, seat=seat, action=action, created_at=now, source=source
         )
-        # the game row holds its chain's head, read under its lock: no read of the event before
+        # the game row holds its chain's head, read under its lock: the link extended must
+        # hold (the stored last event still hashes to it: one row read, one HMAC), else the
+        # game freezes and nothing is added (integrity.ChainHeadBroken, via frozen_on_bad_log)
+        check_head(game.pk, previous_seq, game.chain_head)
         event.save(prev_hash=game.chain_head or None)
         game.chain_head = event.hash
         moved = _SNAPSHOT_MOVE.run([game.seq, engine.snapshot()], [game.pk, previous_seq])

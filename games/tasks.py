@@ -71,6 +71,17 @@ def sweep_bots() -> int:
 
 
 @shared_task(ignore_result=True)
+def verify_running_chains() -> dict[str, int]:
+    """Periodic (hourly): every running game's whole event chain (games.integrity); a broken
+    one is frozen and staff are told, as ``manage.py verify_event_chains`` does."""
+    from .integrity import check_running_chains
+
+    counts = check_running_chains()
+    log_sweep("chain check", counts)
+    return counts
+
+
+@shared_task(ignore_result=True)
 def worker_heartbeat() -> None:
     """Periodic (every 30 s): beat queues it and a worker runs it, so a recent heartbeat shows
     that a worker is consuming tasks (GET /healthz checks it)."""

@@ -56,6 +56,15 @@ if not SECRET_KEY:
     else:
         SECRET_KEY = "django-insecure-local-development-only"
 
+# The keys of the move records' hash chain (HMAC-SHA256, games/event_chain.py), comma-separated:
+# the first signs new events, every one listed verifies, so a key is rotated by putting the new
+# one first and running "manage.py resign_event_chains" before the old one is dropped. Keys
+# derived from SECRET_KEY (and SECRET_KEY_FALLBACKS) always verify and sign when this is empty.
+# docs/operations.md, "The move records: integrity".
+EVENT_CHAIN_KEYS: list[str] = env.list("EVENT_CHAIN_KEYS", default=[])
+if any(len(key) < 32 for key in EVENT_CHAIN_KEYS):
+    raise ImproperlyConfigured("Each EVENT_CHAIN_KEYS key needs 32 characters or more.")
+
 ALLOWED_HOSTS: list[str] = env.list(
     "ALLOWED_HOSTS",
     default=["localhost", "127.0.0.1", "[::1]"] if DEBUG or LOCAL_SERVE else [],
@@ -349,6 +358,8 @@ CELERY_BEAT_SCHEDULE = {
     "run-matchmaker": {"task": "tournaments.tasks.run_matchmaker", "schedule": 60.0},
     "advance-tournaments": {"task": "tournaments.tasks.advance_tournaments", "schedule": 60.0},
     "close-seasons": {"task": "tournaments.tasks.close_seasons", "schedule": 900.0},
+    # every running game's whole event chain (an action checks only the link it extends)
+    "verify-event-chains": {"task": "games.tasks.verify_running_chains", "schedule": 3600.0},
 }
 
 # Ratings: K by experience (FIDE-like), settings so they can be tuned.

@@ -25,9 +25,12 @@ from games.event_chain import (
     HASH_MISMATCH,
     HEAD_MISMATCH,
     MISSING,
+    ChainKeys,
     ChainRow,
     check_chain,
+    current_keys,
     event_hash,
+    event_mac,
     genesis_hash,
     verify_game_chain,
 )
@@ -42,6 +45,9 @@ pytestmark = pytest.mark.django_db
 MIGRATION = importlib.import_module("games.migrations.0005_event_hash_chain")
 BEFORE = ("games", "0004_game_rated")
 CHAIN = ("games", "0005_event_hash_chain")
+KEYING = importlib.import_module("games.migrations.0016_event_chain_keys")
+KEYED = ("games", "0016_event_chain_keys")
+HEADS = importlib.import_module("games.migrations.0008_game_chain_head")
 
 
 def started_game(make_user: Any, kind: str = "keltis") -> Game:
@@ -105,9 +111,12 @@ def test_first_event_links_to_the_genesis_and_each_to_the_one_before(played: Gam
     assert events[0].prev_hash == genesis_hash(played)
     for before, event in itertools.pairwise(events):
         assert event.prev_hash == before.hash
+    keys = current_keys()
     for event in events:
         assert len(event.hash) == 64 and int(event.hash, 16) >= 0
-        assert event.hash == event_hash(
+        assert event.hash_key == keys.signing_id  # keyed: HMAC under the signing key
+        assert event.hash == event_mac(
+            key=keys.keys[0],
             game_id=played.pk, seq=event.seq, seat=event.seat, action=event.action,
             source=event.source, created_at=event.created_at, prev_hash=event.prev_hash,
         )  # fmt: skip
@@ -212,18 +221,24 @@ def _swap_3_and_4(cursor: Any, game: Game) -> None:
         )
 
 
-def _rehashed_action(seq: int) -> Callable[[Any, Game], None]:
-    """Change an action and recompute that event's own hash, as a careful forger would."""
+def _rehashed_action(seq: int, *, with_key: bool = False) -> Callable[[Any, Game], None]:
+    """Change an action and recompute that event's own hash, as a careful forger would: without
+    the server key only in the plain SHA-256 of the unkeyed chains (marked so); ``with_key``:
+    one who has read the settings, which the keying cannot stop."""
 
     def change(cursor: Any, game: Game) -> None:
         event = Event.objects.get(game=game, seq=seq)
-        forged = event_hash(
+        fields: dict[str, Any] = dict(
             game_id=game.pk, seq=seq, seat=event.seat, action="forged", source=event.source,
             created_at=event.created_at, prev_hash=event.prev_hash,
         )  # fmt: skip
+        key_id, forged = (
+            current_keys().sign(**fields) if with_key else ("", event_hash(**fields))
+        )
         cursor.execute(
-            "UPDATE games_event SET action = %s, hash = %s WHERE game_id = %s AND seq = %s",
-            ["forged", forged, game.pk, seq],
+            "UPDATE games_event SET action = %s, hash = %s, hash_key = %s "
+            "WHERE game_id = %s AND seq = %s",
+            ["forged", forged, key_id, game.pk, seq],
         )
 
     return change
@@ -243,9 +258,14 @@ TAMPERING = {
             (5, BROKEN_LINK),
         },
     ),
-    "rehashed action": (_rehashed_action(3), {(4, BROKEN_LINK)}),
-    # nothing links to the last event: only the head the game row keeps tells
-    "rehashed last action": (_rehashed_action(6), {(None, HEAD_MISMATCH)}),
+    # without the key, a recomputed hash is no valid one: the event itself tells
+    "rehashed action": (_rehashed_action(3), {(3, HASH_MISMATCH), (4, BROKEN_LINK)}),
+    "rehashed last action": (_rehashed_action(6), {(6, HASH_MISMATCH), (None, HEAD_MISMATCH)}),
+    # with the key: the next link tells; nothing links to the last event: only the head
+    "rehashed action, key read": (_rehashed_action(3, with_key=True), {(4, BROKEN_LINK)}),
+    "rehashed last action, key read": (
+        _rehashed_action(6, with_key=True), {(None, HEAD_MISMATCH)}
+    ),
 }
 
 
@@ -304,14 +324,17 @@ def test_verify_reports_every_broken_game(make_user: Any, played: Game) -> None:
 def test_check_chain_streams_rows_once() -> None:
     """check_chain takes any iterable, so the command never needs a game's whole log at once."""
     when = datetime(2025, 1, 1, tzinfo=UTC)
+    keys = ChainKeys([b"k" * 32])
     prev, rows = "g" * 64, []
     for seq in (1, 2, 3):
-        digest = event_hash(game_id=5, seq=seq, seat=0, action="a", source="player",
-                            created_at=when, prev_hash=prev)  # fmt: skip
-        rows.append(ChainRow(seq, 0, "a", "player", when, prev, digest))
+        key_id, digest = keys.sign(game_id=5, seq=seq, seat=0, action="a", source="player",
+                                   created_at=when, prev_hash=prev)  # fmt: skip
+        rows.append(ChainRow(seq, 0, "a", "player", when, prev, digest, key_id))
         prev = digest
-    assert check_chain(5, "g" * 64, iter(rows), expected_count=3) == []
-    assert kinds_at(check_chain(5, "h" * 64, iter(rows), expected_count=3)) == {(1, BROKEN_LINK)}
+    assert check_chain(5, "g" * 64, iter(rows), expected_count=3, keys=keys) == []
+    assert kinds_at(check_chain(5, "h" * 64, iter(rows), expected_count=3, keys=keys)) == {
+        (1, BROKEN_LINK)
+    }
 
 
 # -- the migration's backfill ----------------------------------------------------------------------
@@ -337,15 +360,27 @@ def test_backfill_links_existing_events_as_new_ones_are_linked(
     other = play(started_game(make_user, kind="keltis-cards"), 4)
     stored = dict(Event.objects.values_list("pk", "hash"))
     # right after inserts in the same transaction (pending deferred FK checks on PostgreSQL,
-    # where ALTER TABLE needs none): the backfill runs, and recomputes what save() stored
+    # where ALTER TABLE needs none): 0005's backfill links with plain SHA-256 hashes, and
+    # 0016's keying (which adds hash_key as "") re-signs them into what save() stored
     MIGRATION.backfill(historical(CHAIN), _Editor())
+    with raw_events() as cursor:
+        cursor.execute("UPDATE games_event SET hash_key = ''")
+    assert dict(Event.objects.values_list("pk", "hash")) != stored
+    HEADS.set_heads(historical(KEYED), _Editor())  # as 0008 set the heads after 0005
+    KEYING.keyed(historical(KEYED), _Editor())
     assert dict(Event.objects.values_list("pk", "hash")) == stored
 
     with raw_events() as cursor:
-        cursor.execute("UPDATE games_event SET prev_hash = '', hash = ''")
+        cursor.execute("UPDATE games_event SET prev_hash = '', hash = '', hash_key = ''")
     assert verify_game_chain(played) and verify_game_chain(other)
 
     MIGRATION.backfill(historical(CHAIN), _Editor())  # on PostgreSQL: past the trigger
+    HEADS.set_heads(historical(KEYED), _Editor())  # as 0008 set the heads after 0005
+    # plain SHA-256 hashes are no longer accepted: every event is "not keyed"
+    problems = verify_game_chain(Game.objects.get(pk=played.pk))
+    assert {p.kind for p in problems} == {HASH_MISMATCH}
+    assert all("not keyed" in p.detail for p in problems)
+    KEYING.keyed(historical(KEYED), _Editor())
 
     assert verify_game_chain(played) == [] and verify_game_chain(other) == []
     assert dict(Event.objects.values_list("pk", "hash")) == stored
@@ -361,11 +396,13 @@ def test_backfill_writes_in_batches(
     monkeypatch.setattr(MIGRATION, "BATCH", 4)  # six events: a full batch and a partial one
     apps = historical(CHAIN)
     with raw_events() as cursor:
-        cursor.execute("UPDATE games_event SET prev_hash = '', hash = ''")
+        cursor.execute("UPDATE games_event SET prev_hash = '', hash = '', hash_key = ''")
         linked = MIGRATION.link_events(
             apps.get_model("games", "Game"), apps.get_model("games", "Event")
         )
     assert linked == 9
+    HEADS.set_heads(historical(KEYED), _Editor())  # as 0008 set the heads after 0005
+    KEYING.keyed(historical(KEYED), _Editor())
     assert verify_game_chain(played) == [] and verify_game_chain(other) == []
 
 
