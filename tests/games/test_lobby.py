@@ -193,6 +193,7 @@ def test_form_passes_only_the_chosen_games_options() -> None:
         "bots": ["easy"],
         "bank_increment_hours": 0,
         "bank_cap_hours": 0,
+        "private": False,
     }
 
 

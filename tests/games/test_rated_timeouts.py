@@ -34,7 +34,9 @@ def note(client: Any, user: Any, game: Game, at: datetime) -> str:
         html = client.get(reverse("game_detail", args=[game.pk])).content.decode()
     found = re.search(r'<p class="rated-note[^"]*">(.*?)</p>', html, re.S)
     assert found is not None
-    return unescape(found.group(1))
+    # the proviso of a game still played: below the table (the hand and moves come first)
+    proviso = re.search(r'<p class="rated-proviso[^"]*">(.*?)</p>', html, re.S)
+    return unescape(found.group(1) + (f" {proviso.group(1)}" if proviso else ""))
 
 
 def play_turn(game: Game, user: Any) -> None:
