@@ -15,7 +15,7 @@ to one (``--spread stick``); some double-submit on purpose, the two tabs on two 
 by itself at a request cap or a time cap.
 
 Checks: no unexpected status (5xx, 4xx, ...); every double submission had one winner and one
-"game moved on"; every accepted POST is exactly one event, events are contiguous, replay gives
+"your move was made"; every accepted POST is exactly one event, events are contiguous, replay gives
 the snapshot; every game ended; every turn email sent arrived once and none is left unsent;
 afterwards every web server's /healthz says "up" (it sees the heartbeats the workers and the
 sweep left), and once a player has logged out the session's old cookie logs in on no web
