@@ -331,10 +331,10 @@ def main() -> int:
             f"{w.name} {w.tasks_done()} ({cpu:.0f} s CPU)"
             for w, cpu in zip(workers, worker_cpu, strict=True)
         ))
-        won = sum(1 for _, _, r in ledger.doubles if sorted(r) == ["moved on", "won"])
+        won = sum(1 for _, _, r in ledger.doubles if sorted(r) == ["made", "won"])
         print(
             f"actions accepted: {len(ledger.accepted)}; double submissions: "
-            f"{len(ledger.doubles)}, of which {won} had exactly one winner and one 'moved on'"
+            f"{len(ledger.doubles)}, of which {won} had one winner and one 'your move was made'"
         )
         print(
             f"emails: outbox {outbox}, {smtp.count} arrived at the SMTP server, "
