@@ -213,8 +213,7 @@ class GameRow:
 
     @property
     def free_seats(self) -> int:
-        """Seats anyone may take: neither taken nor held for an invited player."""
-        return self.game.player_count - len(self.players) - self.game.reserved_seats
+        return self.game.player_count - len(self.players)
 
     @property
     def opponents(self) -> list[SeatRow]:

@@ -121,11 +121,9 @@ class Game(models.Model):
         _("chain checked at"), null=True, blank=True, editable=False
     )
     chain_intact = models.BooleanField(_("chain intact"), null=True, editable=False)
-    #: invite-only (friends/): not in the lobby or other people's lists, joined only by an
-    #: invitation or the secret link, watched only by its players
+    #: a private table (games.private_tables): not in the lobby or other people's lists,
+    #: joined only by its secret link, watched only by its players
     private = models.BooleanField(_("private table"), default=False)
-    #: seats held for pending invitations: the lobby's free seats do not count them
-    reserved_seats = models.PositiveSmallIntegerField(default=0)
     #: the secret of a private table's join link ("" when none); renewed by its creator
     join_secret = models.CharField(max_length=64, blank=True, default="", editable=False)
 

@@ -3,8 +3,7 @@
 
 The link names the game and a secret; whoever has it may take a free seat while the table is
 open, as a shared link does on Board Game Arena or lichess. Its creator may renew it (the old
-link then stops working), say after it reached someone it should not have. Invitations by name
-or address (issue 28) will hold seats of their own; the link takes only the free ones.
+link then stops working), say after it reached someone it should not have.
 """
 
 from __future__ import annotations
@@ -36,13 +35,6 @@ def join_url(game: Game) -> str:
     """The link to share (absolute: it is pasted into mails and chats)."""
     path = reverse("private_table_join", args=[game.pk, game.join_secret])
     return f"{settings.SITE_URL}{path}"
-
-
-def link_shown_to(game: Game, user: Any) -> bool:
-    """The link is shown on the page of an open private table to its seated players."""
-    if not game.private or game.status != GameStatus.OPEN or not user.is_authenticated:
-        return False
-    return game.seats.filter(user_id=user.pk).exists()
 
 
 def link_renew(*, game_id: int, user: Any) -> Game:

@@ -163,11 +163,9 @@ def game_create(
     rated: bool | None = None,
     internal: bool = False,
     private: bool = False,
-    reserved: int = 0,
 ) -> Game:
     """A new game with the creator in seat 0 and ``bots`` in the next seats; starts when full.
-    ``private``: invite-only (``friends``); ``reserved``: seats held for invitations sent with
-    it, which the lobby's joiners cannot take.
+    ``private``: a private table (games.private_tables), joined by its link only.
 
     It is rated when ``games.rated`` says so (two people or more, bots or not) unless
     ``rated`` is False. A player may have only so many open games waiting for players
@@ -184,8 +182,6 @@ def game_create(
         raise GameServiceError(_("A game has 2 to 4 players."))
     if len(bots) > player_count - 1:
         raise GameServiceError(_("There are more bots than free seats."))
-    if len(bots) + reserved > player_count - 1:
-        raise GameServiceError(_("There are more bots and invited players than free seats."))
     for bot in bots:
         if bot not in BotKind.values:
             raise GameServiceError(format_lazy(_("Unknown bot '{bot}'."), bot=bot))
@@ -215,7 +211,6 @@ def game_create(
             setup=setup,
             created_by=creator,
             private=private,
-            reserved_seats=reserved,
             join_secret=new_join_secret() if private else "",
         )
         Seat.objects.create(game=game, index=0, user=creator)
@@ -288,12 +283,11 @@ def game_create_seated(
     return game
 
 
-def game_join(*, game_id: int, user: Any, admitted: bool = False, reserved: bool = False) -> Game:
+def game_join(*, game_id: int, user: Any, admitted: bool = False) -> Game:
     """Take the next free seat of an open game; the game starts when the table is full.
 
-    A private table takes only the players ``friends`` admits (an invitation, its secret link):
-    ``admitted``. ``reserved``: the seat was held for the player's invitation (one fewer held);
-    the lobby's joiners take only seats nobody holds."""
+    A private table takes only the players its link admits (games.private_tables):
+    ``admitted``. Two players of whom one blocked the other never sit at one table."""
     with transaction.atomic():
         game = Game.objects.select_for_update().get(pk=game_id)
         if game.status != GameStatus.OPEN:
@@ -307,12 +301,6 @@ def game_join(*, game_id: int, user: Any, admitted: bool = False, reserved: bool
             raise CannotJoin(
                 _("You cannot join this table: you and a player at it do not play together.")
             )
-        held = game.reserved_seats
-        if reserved and held:
-            game.reserved_seats = held - 1
-            game.save(update_fields=["reserved_seats"])
-        elif len(seats) + held >= game.player_count:
-            raise CannotJoin(_("Every free seat of this game is held for an invited player."))
         Seat.objects.create(game=game, index=len(seats), user=user)
         if len(seats) + 1 == game.player_count:
             _start(game)

@@ -20,9 +20,4 @@ class Migration(migrations.Migration):
             name='private',
             field=models.BooleanField(default=False, verbose_name='private table'),
         ),
-        migrations.AddField(
-            model_name='game',
-            name='reserved_seats',
-            field=models.PositiveSmallIntegerField(default=0),
-        ),
     ]

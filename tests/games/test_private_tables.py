@@ -1,7 +1,6 @@
 """Private tables: created from the form, kept out of the lobby and of strangers' eyes (page,
 history, record, lists), joined by the link its players share (GET shows, only the POST
-joins), the link renewed by its creator alone; seats held for invitations are not the
-lobby's."""
+joins), the link renewed by its creator alone."""
 
 from __future__ import annotations
 
@@ -116,17 +115,6 @@ def test_a_wrong_or_renewed_link_changes_nothing_and_says_why(
     assert not game.seats.filter(user=bela).exists()
     assert client.post(link_path(game)).status_code == 302
     assert game.seats.filter(user=bela).exists()
-
-
-def test_seats_held_for_invitations_are_not_the_lobbys(make_user: Any) -> None:
-    anna, bela, cleo = make_user(), make_user(), make_user()
-    game = game_create(creator=anna, kind="keltis", player_count=3, reserved=1)
-    game_join(game_id=game.pk, user=bela)
-    with pytest.raises(CannotJoin, match="held"):
-        game_join(game_id=game.pk, user=cleo)
-    game_join(game_id=game.pk, user=cleo, reserved=True)
-    game.refresh_from_db()
-    assert (game.status, game.reserved_seats) == (GameStatus.RUNNING, 0)
 
 
 def test_the_create_page_offers_a_private_table(client: Client, make_user: Any) -> None:
