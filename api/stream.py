@@ -234,11 +234,10 @@ async def events(request: HttpRequest) -> HttpResponse:
         return _refusal("rate_limited", refused_text(refusal), 429, refusal.retry_after)
     body = StreamBody(who.release)
     try:
-        refusal = limits.admit_user(token.user_id)
+        refusal = who.admit_user(token.user_id)
         if refusal is not None:
             body.close()
             return _refusal("rate_limited", refused_text(refusal), 429, refusal.retry_after)
-        who.user_id = token.user_id
         await hub.start()
         # subscribed before the opening is read: a change committed in between is heard
         who.sub = hub.subscribe(user_id=who.user_id, game_id=None)

@@ -129,16 +129,13 @@ async def events(request: HttpRequest) -> HttpResponse:
     who = Visitor(address=address)
     body = StreamBody(who.release)
     try:
-        who.user_id = await db.read(viewer_id, request)
-        if who.user_id is None and game_id is None and not lobby:
+        user_id = await db.read(viewer_id, request)
+        if user_id is None and game_id is None and not lobby:
             body.close()
             return _cors(request, HttpResponse(status=204))  # nothing to hear: EventSource stops
-        if who.user_id is not None:
-            refusal = limits.admit_user(who.user_id)
-            if refusal is not None:
-                who.user_id = None  # not counted for them
-                body.close()
-                return _cors(request, refused(request, refusal))
+        if user_id is not None and (refusal := who.admit_user(user_id)) is not None:
+            body.close()
+            return _cors(request, refused(request, refusal))
         await hub.start()
         # subscribed before the marks are read: a change committed in between is heard
         who.sub = hub.subscribe(user_id=who.user_id, game_id=game_id, lobby=lobby)

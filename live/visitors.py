@@ -35,6 +35,14 @@ class Visitor:
     user_id: int | None = None
     sub: Subscription | None = None
 
+    def admit_user(self, user_id: int) -> Refusal | None:
+        """Count the stream for its logged-in player too, or say why not (then it is counted
+        for the address alone, and ``release`` gives back only that)."""
+        refusal = limits.admit_user(user_id)
+        if refusal is None:
+            self.user_id = user_id
+        return refusal
+
     def release(self) -> None:
         """Give back what the stream held: its subscription, its place in the limits."""
         if self.sub is not None:
