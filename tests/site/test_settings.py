@@ -126,15 +126,17 @@ def test_production_requires_secret_key() -> None:
     assert "SECRET_KEY" in result.stderr
 
 
-def test_an_empty_secret_key_counts_as_unset() -> None:
-    """docker-compose.yml passes SECRET_KEY=${SECRET_KEY:-}: empty must mean "not set"."""
+def test_an_empty_secret_key_counts_as_unset(tmp_path: Path) -> None:
+    """docker-compose.yml passes SECRET_KEY=${SECRET_KEY:-}: empty must mean "not set". In a
+    VAR_DIR of its own: after scripts/serve, the checkout's var/ holds the key it keeps, which
+    DEBUG then reads (keltis_site.local_secret)."""
     assert "SECRET_KEY" in run_settings(DEBUG="False", SECRET_KEY="").stderr
     env = {k: v for k, v in os.environ.items() if k not in OUR_VARIABLES}
     env.update(DJANGO_SETTINGS_MODULE="keltis_site.settings", ENV_FILE="/nonexistent")
     result = subprocess.run(
         [sys.executable, "-c", "from django.conf import settings; print(settings.SECRET_KEY)"],
         cwd=REPO_ROOT,
-        env={**env, "DEBUG": "True", "SECRET_KEY": ""},
+        env={**env, "DEBUG": "True", "SECRET_KEY": "", "VAR_DIR": str(tmp_path)},
         capture_output=True,
         text=True,
         timeout=60,
