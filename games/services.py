@@ -62,6 +62,9 @@ class Position:
 #: anything its pages show has committed: every action (mid-turn ones too), a seat taken or
 #: given up, a start, a cancel; the live app registers (live pages)
 CHANGED_HOOKS: list[Callable[[int, Position | None], None]] = []
+#: each says how many of an open game's free seats it holds for someone (friends: the pending
+#: invitations); a player who is not that someone may take only the seats left
+SEATS_HELD: list[Callable[[Game], int]] = []
 
 
 class GameServiceError(Exception):
@@ -236,12 +239,15 @@ def game_create_seated(
     days_per_move: int = 3,
     bank_increment_hours: int = 0,
     bank_cap_hours: int = 0,
+    rated: bool | None = None,
+    private: bool = False,
 ) -> Game:
     """A game the site seats itself (a tournament round, a league table), started at once:
     ``seats`` in seating order, each a user or a bot level (a ``BotKind`` value), bots at any
     seat and even only bots. Rated when ``games.rated`` says so (the people against each
-    other). Unlike ``game_create`` nobody is its creator's open game: it is full from the
-    start, so no creation limit applies."""
+    other) unless ``rated`` is False. Unlike ``game_create`` nobody is its creator's open game:
+    it is full from the start, so no creation limit applies (a rematch, friends.rematches, is
+    made here too: ``private`` keeps a private table's rematch private)."""
     cls = game_class(kind)
     try:
         opts = cls.check_options(options or {})
@@ -268,9 +274,12 @@ def game_create_seated(
             max_timeouts=settings.MAX_TIMEOUTS,
             bank_increment_hours=bank_increment_hours,
             bank_cap_hours=bank_cap_hours,
-            rated=rated_status(people=len(people), bots=len(bots)).rated,
+            rated=rated_status(
+                people=len(people), bots=len(bots), marked_rated=rated is not False
+            ).rated,
             setup=setup,
             created_by=people[0] if people else None,
+            private=private,
         )
         Seat.objects.bulk_create(
             Seat(game=game, index=index, bot=seat)
@@ -301,7 +310,44 @@ def game_join(*, game_id: int, user: Any, admitted: bool = False) -> Game:
             raise CannotJoin(
                 _("You cannot join this table: you and a player at it do not play together.")
             )
+        if len(seats) + seats_held(game) >= game.player_count:
+            raise CannotJoin(_("The free seats of this table are kept for the players invited."))
         Seat.objects.create(game=game, index=len(seats), user=user)
+        if len(seats) + 1 == game.player_count:
+            _start(game)
+        _changed(game.pk)
+    return game
+
+
+def seats_held(game: Game) -> int:
+    """How many of ``game``'s free seats are held for someone (``SEATS_HELD``)."""
+    return sum(held(game) for held in SEATS_HELD)
+
+
+def game_seat_bot(*, game_id: int, user: Any, level: str) -> Game:
+    """The creator gives a free seat of their open game to a bot (a seat nobody took, or whose
+    invitation was declined); the game starts when that fills the table."""
+    if level not in BotKind.values:
+        raise GameServiceError(format_lazy(_("Unknown bot '{bot}'."), bot=level))
+    with transaction.atomic():
+        game = Game.objects.select_for_update().get(pk=game_id)
+        if game.created_by_id != user.pk:
+            raise NotYourSeat(_("Only the player who opened this table can seat a bot."))
+        if game.status != GameStatus.OPEN:
+            raise CannotJoin(_("This game is no longer open."))
+        seats = list(game.seats.all())
+        if len(seats) + seats_held(game) >= game.player_count:
+            raise CannotJoin(_("This table has no free seat."))
+        bots = sum(1 for seat in seats if seat.bot)
+        if bots + 1 > game.player_count - 1:
+            raise GameServiceError(_("There are more bots than free seats."))
+        Seat.objects.create(game=game, index=len(seats), bot=level)
+        status = rated_status(
+            people=game.player_count - bots - 1, bots=bots + 1, marked_rated=game.rated
+        )
+        if game.rated != status.rated:
+            game.rated = status.rated
+            game.save(update_fields=["rated"])
         if len(seats) + 1 == game.player_count:
             _start(game)
         _changed(game.pk)
@@ -637,6 +683,12 @@ def game_finish_early(game: Game, engine: EngineGame, now: Any) -> None:
     """End a game the engine has not ended (fewer than two active seats): current scores."""
     _finish(game, engine.scores(), now)
     game.save(update_fields=["status", "finished_at", "to_move", *TURN_FIELDS])
+
+
+def changed(game_id: int) -> None:
+    """Tell the game's open pages that something they show changed (an invitation answered,
+    say), once the caller's transaction commits."""
+    _changed(game_id)
 
 
 def _changed(game_id: int, position: Position | None = None) -> None:

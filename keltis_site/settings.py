@@ -85,6 +85,7 @@ INSTALLED_APPS = [
     "games",
     "notifications",
     "tournaments",
+    "friends",
     "live",
     "rest_framework",
     "drf_spectacular",
@@ -381,6 +382,11 @@ MAX_OPEN_GAMES_PER_PLAYER: int = env.int("MAX_OPEN_GAMES_PER_PLAYER", default=5)
 # Unfinished (open or running) games with a bot seat a player may have created: each bot turn
 # costs a worker CPU. League and tournament tables are the site's and do not count.
 MAX_BOT_GAMES_PER_PLAYER: int = env.int("MAX_BOT_GAMES_PER_PLAYER", default=5)
+# Invitations (friends.invitations): how long one waits for an answer, and how many a player
+# may send a day to addresses without an account (unsolicited email from our domain: the
+# limit keeps one account from using us to send mail to strangers).
+INVITATION_DAYS: int = env.int("INVITATION_DAYS", default=7)
+INVITATIONS_TO_ADDRESSES_PER_DAY: int = env.int("INVITATIONS_TO_ADDRESSES_PER_DAY", default=10)
 MAX_SIGNUP_TOURNAMENTS_PER_PLAYER: int = env.int("MAX_SIGNUP_TOURNAMENTS_PER_PLAYER", default=3)
 MAX_TOURNAMENTS_PER_PLAYER_PER_DAY: int = env.int("MAX_TOURNAMENTS_PER_PLAYER_PER_DAY", default=5)
 # In a league whose short tables are filled with bots, how long a member waits for people

@@ -1,0 +1,1 @@
+"""Playing with friends (issue 28): invitations to a table or a club, rematches, challenges."""
