@@ -353,6 +353,8 @@ CELERY_BEAT_SCHEDULE = {
     # Consumed by a worker, so its heartbeat proves a worker is taking tasks (see /healthz).
     "worker-heartbeat": {"task": "games.tasks.worker_heartbeat", "schedule": 30.0},
     "sweep-deliveries": {"task": "notifications.tasks.sweep_deliveries", "schedule": 60.0},
+    # invitation emails a dead worker or a down broker left, and invitations past their time
+    "sweep-invitations": {"task": "friends.tasks.sweep_invitations", "schedule": 60.0},
     "sweep-bots": {"task": "games.tasks.sweep_bots", "schedule": 60.0},
     "queue-digests": {"task": "notifications.tasks.queue_digests", "schedule": 900.0},
     "rate-finished-games": {"task": "tournaments.tasks.rate_finished_games", "schedule": 300.0},
@@ -387,6 +389,8 @@ MAX_BOT_GAMES_PER_PLAYER: int = env.int("MAX_BOT_GAMES_PER_PLAYER", default=5)
 # limit keeps one account from using us to send mail to strangers).
 INVITATION_DAYS: int = env.int("INVITATION_DAYS", default=7)
 INVITATIONS_TO_ADDRESSES_PER_DAY: int = env.int("INVITATIONS_TO_ADDRESSES_PER_DAY", default=10)
+# Clubs (player-run leagues, friends.clubs): how many active ones a player may run at once.
+MAX_CLUBS_PER_PLAYER: int = env.int("MAX_CLUBS_PER_PLAYER", default=3)
 MAX_SIGNUP_TOURNAMENTS_PER_PLAYER: int = env.int("MAX_SIGNUP_TOURNAMENTS_PER_PLAYER", default=3)
 MAX_TOURNAMENTS_PER_PLAYER_PER_DAY: int = env.int("MAX_TOURNAMENTS_PER_PLAYER_PER_DAY", default=5)
 # In a league whose short tables are filled with bots, how long a member waits for people

@@ -18,6 +18,7 @@ urlpatterns = [
     path("accounts/", include("accounts.urls")),
     path("accounts/", include("allauth.urls")),
     path("", include("tournaments.urls")),
+    path("", include("friends.urls")),
     path("", include("live.urls")),
     path("", include("api.urls")),
     path("admin/", admin.site.urls),

@@ -1,0 +1,5 @@
+"""The friends app's rematches pages."""
+
+from django.urls import URLPattern
+
+urlpatterns: list[URLPattern] = []
