@@ -8,9 +8,11 @@ class FriendsConfig(AppConfig):
     name = "friends"
 
     def ready(self) -> None:
-        from games import services
+        from games import maintenance, services
 
-        from . import invitations
+        from . import invitations, user_data
 
         if invitations.held_seats not in services.SEATS_HELD:
             services.SEATS_HELD.append(invitations.held_seats)
+        if user_data.user_data not in maintenance.USER_DATA_PARTS:
+            maintenance.USER_DATA_PARTS.append(user_data.user_data)

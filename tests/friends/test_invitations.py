@@ -75,7 +75,8 @@ def test_a_members_address_invites_the_member(make_user: Any) -> None:
 
 
 def test_refused_invitees_create_nothing(make_user: Any, settings: Any) -> None:
-    anna, bela, cecil = make_user("anna"), make_user("bela"), make_user("cecil")
+    anna, bela = make_user("anna"), make_user("bela")
+    make_user("cecil")
     blocks.block(blocker=bela, blocked=anna)
     OptOut.objects.create(email="never@example.org")
     OptOut.objects.create(email="gone@example.org", reason=OptOut.Reason.BOUNCED)
@@ -140,3 +141,24 @@ def test_only_the_creator_invites_more_and_never_past_the_free_seats(make_user: 
     invitations.decline(invitation_id=invitation.pk, user=bela)
     again = invitations.game_invite(game_id=game.pk, inviter=anna, invitee="cecil")
     assert again.invitee == cecil and invitations.pending_for(cecil) == [again]
+
+
+def test_the_data_export_holds_invitations_and_blocks_but_no_link_secret(make_user: Any) -> None:
+    from games.maintenance import export_user_data
+
+    anna, bela, cecil = make_user("anna"), make_user("bela"), make_user("cecil")
+    blocks.block(blocker=anna, blocked=cecil)
+    game = table(anna, ["bela", "friend@example.org"])
+    secrets = list(Invitation.objects.values_list("secret", flat=True))
+    mine = export_user_data(anna)
+    assert {i["invitee"] for i in mine["invitations_sent"]} == {
+        bela.public_name,
+        "friend@example.org",
+    }
+    assert mine["blocked_players"] == [
+        {"player": cecil.public_name, "since": mine["blocked_players"][0]["since"]}
+    ]
+    theirs = export_user_data(bela)
+    assert [i["game"] for i in theirs["invitations_received"]] == [game.pk]
+    assert "friend@example.org" not in str(theirs)  # another's address stays with its inviter
+    assert not any(secret in str(mine) + str(theirs) for secret in secrets)

@@ -46,7 +46,7 @@ def imports_of(source: str, filename: str, app: str) -> list[str]:
     return found
 
 
-@pytest.mark.parametrize("app", ["notifications", "tournaments", "live"])
+@pytest.mark.parametrize("app", ["notifications", "tournaments", "live", "friends"])
 def test_no_module_of_games_imports_an_app_built_on_it(app: str) -> None:
     modules = sorted(GAMES.rglob("*.py"))
     assert GAMES / "views" / "play.py" in modules and GAMES / "presenters" / "page.py" in modules
@@ -56,6 +56,19 @@ def test_no_module_of_games_imports_an_app_built_on_it(app: str) -> None:
         for hit in imports_of(path.read_text(), str(path.relative_to(REPO_ROOT)), app)
     ]
     assert found == [], f"games imports {app}:\n" + "\n".join(found)
+
+
+@pytest.mark.parametrize("room", ["tournaments", "notifications", "accounts"])
+def test_friends_is_built_on_the_rooms_below_it_and_none_of_them_imports_it(room: str) -> None:
+    """friends (invitations, rematches, clubs' invitations) uses games, tournaments, accounts
+    and notifications; they learn of it only through the hooks friends registers."""
+    folder = REPO_ROOT / room
+    found = [
+        hit
+        for path in sorted(folder.rglob("*.py"))
+        for hit in imports_of(path.read_text(), str(path.relative_to(REPO_ROOT)), "friends")
+    ]
+    assert found == [], f"{room} imports friends:\n" + "\n".join(found)
 
 
 def test_the_check_sees_every_form_of_import() -> None:
@@ -85,3 +98,9 @@ def test_notifications_listens_to_what_became_due() -> None:
     assert outbox.game_finished in due.game_finished.listeners
     assert services.AFTER_COMMIT_HOOKS.count(notification_tasks.after_action) == 1
     assert maintenance.USER_DATA_PARTS.count(user_data.user_data) == 1
+
+
+def test_invitations_hold_their_seats_through_the_hook_games_offers() -> None:
+    from friends import invitations
+
+    assert services.SEATS_HELD.count(invitations.held_seats) == 1
