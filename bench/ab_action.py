@@ -1,5 +1,6 @@
 """The action POST's CPU on two versions of the code at the same time, run by hand:
-``python bench/ab_action.py [--base REV] [--rounds 6] [--db URL] [--broker URL] [--cache URL]``.
+``python bench/ab_action.py [--base REV] [--rounds 6] [--batch 40] [--db URL] [--broker URL]
+[--cache URL] [--tiny]``.
 
 A figure taken on a shared machine depends on the hour (bench/measure.py): a change of a few
 tenths of a millisecond hides in the difference between two runs of bench/scale.py minutes
@@ -29,9 +30,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import scale
 
+from bench.common import parse_args
 from bench.measure import footer, header, python_loop
 
 BATCH = 40
+#: ``--tiny``: one counted round of two POSTs a version, against the last commit
+TINY = {"base": "HEAD", "rounds": 1, "batch": 2}
 
 
 def export(rev: str) -> Path:
@@ -57,7 +61,7 @@ def export(rev: str) -> Path:
     return target
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--base", default="main", help="the other version (a git revision)")
     parser.add_argument("--rounds", type=int, default=6, help="batches of each version")
@@ -65,18 +69,22 @@ def main() -> None:
     parser.add_argument("--broker", default=scale.DEFAULT_BROKER)
     parser.add_argument("--cache", default=scale.DEFAULT_CACHE)
     parser.add_argument("--seed", type=int, default=7)
-    args = parser.parse_args()
+    parser.add_argument("--batch", type=int, default=BATCH, help="POSTs a batch")
+    args = parse_args(parser, argv, TINY)
     started = time.perf_counter()
-    print("\n".join(header("bench/ab_action.py " + " ".join(sys.argv[1:]))))
+    print("\n".join(header("bench/ab_action.py " + " ".join(argv or sys.argv[1:]))))
     base, here = export(args.base), scale.ROOT
     scale.configure_django(args.db, args.broker, args.cache)
     import logging
 
     logging.disable(logging.INFO)
-    turns = scale.turns(scale.running_ids(random.Random(args.seed), BATCH * 2 * (args.rounds + 1)))
+    batch_size = args.batch
+    wanted = batch_size * 2 * (args.rounds + 1)
+    turns = scale.turns(scale.running_ids(random.Random(args.seed), wanted))
     for turn in turns:
         turn.cookies = {"sessionid": scale.login_cookie(turn.user)}
-    versions = {f"{args.base} ({base.name[3:]})": base, "this checkout": here}
+    sha = base.name.removeprefix("keltis-ab-")
+    versions = {f"{args.base} ({sha})": base, "this checkout": here}
     cpu: dict[str, list[float]] = {name: [] for name in versions}
     loops = []
     with ExitStack() as stack:
@@ -86,7 +94,9 @@ def main() -> None:
             servers[name] = stack.enter_context(scale.http_server())
         scale.ROOT = here
         browsers = {name: scale.Browser(server.port) for name, server in servers.items()}
-        batches = iter(turns[i : i + BATCH] for i in range(0, len(turns), BATCH))
+        batches = iter(
+            turns[i : i + batch_size] for i in range(0, len(turns), batch_size)
+        )
         for round_ in range(args.rounds + 1):  # the first round warms both, not counted
             names = list(versions) if round_ % 2 == 0 else list(reversed(versions))
             for name in names:

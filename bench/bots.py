@@ -1,4 +1,4 @@
-"""Bot strength benchmark, run by hand: ``python bench/bots.py [--games N] [--tables N]``.
+"""Bot strength benchmark, run by hand: ``python bench/bots.py [--games N] [--tables N] [--tiny]``.
 
 Prints a dated table, for each game: how often the strong bot beats the greedy (normal) bot in
 2-player games with the seats alternated (ties count half); how often one strong bot wins at
@@ -30,12 +30,17 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.common import footer, header, parse_args, reference_line
 from games.engine import GAMES
 from games.engine.bots import GreedyBot
 from games.engine.determinize import player_view
 from games.engine.search import DEFAULT_BUDGET, Budget, StrongBot
 
 TARGET_2P, TARGET_4P, TARGET_P95_S = 0.65, 0.40, 1.0
+#: ``--tiny`` (tests/bench/): two 2-player games and one table a game, at a budget of one
+#: playout over two candidates (counted, not timed)
+TINY = {"games": 2, "tables": 1}
+TINY_BUDGET = Budget(playouts=1, seconds=None, candidates=2, horizon=1, min_worlds=1)
 #: a table still running after this many actions is stopped and scored as it stands (listed)
 MAX_GAME_ACTIONS = 3000
 STUCK: list[str] = []
@@ -201,15 +206,19 @@ def main(argv: list[str] | None = None) -> None:
         "--jobs", type=int, default=1,
         help="processes at once, each a range of the tables (the same tables as one process)",
     )
-    args = parser.parse_args(argv)
-    budget = DEFAULT_BUDGET
+    args = parse_args(parser, argv, TINY)
+    budget = TINY_BUDGET if args.tiny else DEFAULT_BUDGET
     if args.playouts is not None:
         budget = replace(budget, playouts=args.playouts)
     if args.seconds is not None:
         budget = replace(budget, seconds=args.seconds or None)
+    started = time.perf_counter()
+    print("\n".join(header("bench/bots.py " + " ".join(argv or sys.argv[1:]))))
     run(
         args.games, args.tables, budget, args.game or sorted(GAMES), args.seed_offset, args.jobs
     )
+    print(reference_line())
+    print("\n".join(footer(started)))
 
 
 if __name__ == "__main__":

@@ -1,4 +1,5 @@
-"""Email fan-out benchmark, run by hand: ``python bench/email_fanout.py [--emails 10000]``.
+"""Email fan-out benchmark, run by hand: ``python bench/email_fanout.py [--emails 10000]
+[--database keltis_fanout] [--tiny]``.
 
 The scenario: a league season closes and its running 4-player games are decided by their
 current scores (``game_finish_early``, the season close's own call): each queues a "game over"
@@ -6,7 +7,7 @@ email for its four players in the outbox (``outbox.game_finished``), 10,000 emai
 players. Sending is queued the way every committed action queues it: one
 ``deliver_game_notifications`` task per game. Two Celery worker processes (solo pool) on a
 private Redis take them and send through SMTP to a counting aiosmtpd server on loopback; the
-database is a fresh PostgreSQL ``keltis_fanout``.
+database is a fresh PostgreSQL ``keltis_fanout`` (``--database``).
 
 Prints the time from queueing the first task until the last email arrived, emails/s against
 the target (all 10,000 within 2 minutes), and checks that every player got exactly one email
@@ -26,6 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.common import footer, header, parse_args, reference_line
 from bench.infra import (
     CeleryWorker,
     PrivateRedis,
@@ -44,6 +46,8 @@ KINDS = ("keltis", "keltis-cards")
 SEATS = 4
 TARGET_EMAILS, TARGET_SECONDS = 10_000, 120
 BATCH = 25  # games per transaction in the setup, as a season close decides many in one
+#: ``--tiny``: two games, one worker (tests/bench/)
+TINY = {"emails": 8, "workers": 1, "timeout": 60.0}
 
 
 def create_fixture(emails: int) -> list[int]:
@@ -111,7 +115,7 @@ def reuse_fixture(emails: int) -> list[int] | None:
     return list(Game.objects.order_by("pk").values_list("pk", flat=True))
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--emails", type=int, default=10_000, help="a multiple of 4")
     parser.add_argument("--workers", type=int, default=2, help="Celery worker processes")
@@ -120,10 +124,23 @@ def main() -> int:
     parser.add_argument("--reuse", action="store_true", help="keep the previous run's games")
     parser.add_argument("--timeout", type=float, default=900, help="give up after (seconds)")
     parser.add_argument("--pg", default="postgres://postgres@127.0.0.1:5432",
-                        help="PostgreSQL server (loopback); the database is keltis_fanout")
-    args = parser.parse_args()
+                        help="PostgreSQL server (loopback)")
+    parser.add_argument("--database", default=DATABASE,
+                        help="the database to drop and create (keltis_fanout or "
+                        "keltis_NAME_fanout)")
+    args = parse_args(parser, argv, TINY)
     if args.emails <= 0 or args.emails % SEATS:
         parser.error("--emails must be a positive multiple of 4")
+    started = time.perf_counter()
+    print("\n".join(header("bench/email_fanout.py " + " ".join(argv or sys.argv[1:]))))
+    try:
+        return run(args)
+    finally:
+        print(reference_line())
+        print("\n".join(footer(started)))
+
+
+def run(args: argparse.Namespace) -> int:
 
     logs = Path(tempfile.mkdtemp(prefix="keltis-fanout-"))
     print(f"logs in {logs}")
@@ -133,12 +150,12 @@ def main() -> int:
         smtp = SmtpCounter().start()
         stack.callback(smtp.stop)
         env = site_env(
-            database_url=pg_url(args.pg, DATABASE), broker_url=redis.url(0),
+            database_url=pg_url(args.pg, args.database), broker_url=redis.url(0),
             smtp_port=smtp.port, site_url="http://127.0.0.1:8000", CACHE_URL=redis.url(1),
         )
-        reuse = args.reuse and database_exists(args.pg, DATABASE)
+        reuse = args.reuse and database_exists(args.pg, args.database)
         if not reuse:
-            recreate_database(args.pg, DATABASE)
+            recreate_database(args.pg, args.database)
         manage(env, "migrate", "--noinput")
         workers = [
             CeleryWorker(
@@ -155,7 +172,7 @@ def main() -> int:
         if game_ids is None:
             if reuse:
                 print("the previous fixture differs: building a new one")
-                recreate_database(args.pg, DATABASE)
+                recreate_database(args.pg, args.database)
                 manage(env, "migrate", "--noinput")
             print(f"setup: {args.emails} players in {args.emails // SEATS} games ...")
             game_ids = create_fixture(args.emails)

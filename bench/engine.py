@@ -1,4 +1,5 @@
-"""Engine benchmark, run by hand: ``python bench/engine.py [--games N] [--seeds N] [--repeats N]``.
+"""Engine benchmark, run by hand: ``python bench/engine.py [--games N] [--seeds N] [--repeats N]
+[--tiny]``.
 
 Prints, for every game of the engine and for 2, 3 and 4 players: complete random games per
 second on one core (the deal from a seed included), and the time to replay a finished random
@@ -13,8 +14,6 @@ ours; a loaded machine still slows every figure down. Targets (issue 17): at lea
 from __future__ import annotations
 
 import argparse
-import datetime
-import platform
 import statistics
 import sys
 import time
@@ -22,6 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.common import footer, header, parse_args, reference_line
 from games.engine import GAMES, Record, replay
 from games.engine.base import Game
 from games.engine.bots import GreedyBot, RandomBot, play_out
@@ -30,6 +30,8 @@ TARGET_GAMES_PER_S = 1000
 TARGET_REPLAY_MS = 0.2
 TARGET_GREEDY_RATE = 0.80
 PLAYER_COUNTS = (2, 3, 4)
+#: ``--tiny`` (tests/bench/): a couple of games, seeds and replays
+TINY = {"games": 2, "seeds": 2, "repeats": 2}
 
 
 def random_games_per_second(cls: type[Game], players: int, games: int) -> tuple[float, float]:
@@ -79,9 +81,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--games", type=int, default=500, help="random games per player count")
     parser.add_argument("--seeds", type=int, default=1000, help="seeds for greedy vs random")
     parser.add_argument("--repeats", type=int, default=200, help="replays to time")
-    args = parser.parse_args(argv)
-    now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
-    print(f"bench/engine.py, {now}: python {sys.version.split()[0]}, {platform.machine()}")
+    args = parse_args(parser, argv, TINY)
+    started = time.perf_counter()
+    print("\n".join(header("bench/engine.py " + " ".join(argv or sys.argv[1:]))))
     print(
         f"one process, CPU time; targets: {TARGET_GAMES_PER_S:,} random 4-player games/s, "
         f"replay under {TARGET_REPLAY_MS} ms, greedy beats random in {TARGET_GREEDY_RATE:.0%}"
@@ -108,6 +110,9 @@ def main(argv: list[str] | None = None) -> None:
             f"greedy beats random in {win:.1%} of {args.seeds} 2-player games "
             f"(mean score greedy {g_mean:.1f}, random {r_mean:.1f}) {mark}"
         )
+    print()
+    print(reference_line())
+    print("\n".join(footer(started)))
 
 
 if __name__ == "__main__":

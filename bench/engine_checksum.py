@@ -1,5 +1,5 @@
 """Engine checksum, run by hand before and after a change meant to make the engine faster:
-``python bench/engine_checksum.py [--seeds N]``.
+``python bench/engine_checksum.py [--seeds N] [--tiny]``.
 
 Plays seeded random games of every game and player count and hashes, at every step, the legal
 list, every view (all, each player, a spectator), the snapshot and the action chosen; at some
@@ -18,6 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.common import parse_args
 from games.engine import GAMES, IllegalAction, Record, replay
 from games.engine.base import SPECTATOR
 from games.engine.bots import GreedyBot, RandomBot
@@ -76,7 +77,7 @@ def digest(name: str, players: int, seeds: int) -> str:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--seeds", type=int, default=40, help="games per game and player count")
-    args = parser.parse_args(argv)
+    args = parse_args(parser, argv, {"seeds": 1})
     total = hashlib.sha256()
     for name in sorted(GAMES):
         for players in (2, 3, 4):

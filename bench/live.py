@@ -3,7 +3,7 @@ PostgreSQL as production runs it, one move, and how long each page takes to hear
 the pages are open, whether moves and pages keep answering.
 
     .venv/bin/python bench/live.py [--pages 1000,5000] [--db keltis_bench_live] [--port 8450]
-        [--redis redis://127.0.0.1:6379/13] [--connection-limit 50] [--drop]
+        [--redis redis://127.0.0.1:6379/13] [--connection-limit 50] [--drop] [--tiny]
     .venv/bin/python bench/live.py --sqlite [--pages 1000]   # the embedded default
 
 For each size in ``--pages``, in turn: a fresh stream server (uvicorn serving
@@ -70,7 +70,8 @@ from urllib.parse import urlsplit, urlunsplit
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from bench.measure import (  # noqa: E402  (the repository is on the path above)
+from bench.common import parse_args  # noqa: E402  (the repository is on the path above)
+from bench.measure import (  # noqa: E402
     Reference,
     Series,
     django_pg_settings,
@@ -83,6 +84,8 @@ from bench.measure import (  # noqa: E402  (the repository is on the path above)
 )
 
 DEFAULT_DB = "keltis_bench_live"
+#: ``--tiny`` (tests/bench/, tests/live/test_bench_live.py): five streams, two repeats
+TINY = {"pages": [5], "repeats": 2, "timeout": 30.0}
 DEFAULT_POSTGRES = "postgres://postgres@127.0.0.1:5432/postgres"
 #: the ports this bench takes the first free one of (tests/live uses 8400-8499 as well)
 PORTS = range(8450, 8500)
@@ -137,7 +140,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--repeats", type=int, default=5, help="moves and page reads meanwhile")
     parser.add_argument("--concurrency", type=int, default=100, help="streams opening at once")
     parser.add_argument("--timeout", type=float, default=60.0, help="s to open or hear a stream")
-    return parser.parse_args(argv)
+    return parse_args(parser, argv, TINY)
 
 
 # -- this machine --------------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 """HTTP load test, run by hand: ``python bench/loadtest.py [--players N] [--games M]
-[--web W] [--workers K]``.
+[--web W] [--workers K] [--leave N] [--tiny]``.
 
 Starts the real site on 127.0.0.1 (gunicorn when installed, else Django's threaded runserver)
 with production settings, on a fresh PostgreSQL database (``keltis_load``), a private Redis,
@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import sys
 import tempfile
 import time
@@ -40,6 +41,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.common import parse_args
 from bench.infra import (
     CeleryBeat,
     CeleryWorker,
@@ -65,6 +67,7 @@ from bench.players import (
     Server,
     SimulatedPlayer,
     Stats,
+    advance,
     create_games,
     create_players,
     run_players,
@@ -78,6 +81,12 @@ BEAT_FILES = "celerybeat-schedule"
 KINDS = ("keltis", "keltis-cards")
 PASSWORD = "load test pass phrase 7"
 HEALTH_TOKEN = "load-test-health-token"
+#: ``--tiny`` (tests/bench/): two games with a few actions left each, quick polls, one web
+#: process, and the heartbeats beat would queue in its first minute queued at once
+TINY = {
+    "players": 4, "games": 2, "leave": 8, "poll": 0.2, "double_every": 3, "form_logins": 1,
+    "web_workers": 1, "max_seconds": 120.0, "heartbeats_now": True,
+}  # fmt: skip
 
 
 def tables(games: int) -> list[tuple[str, int]]:
@@ -134,7 +143,7 @@ def written_files(folder: Path) -> list[str]:
     return sorted(str(path.relative_to(folder)) for path in folder.rglob("*") if path.is_file())
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--players", type=int, default=12)
     parser.add_argument("--games", type=int, default=6)
@@ -155,6 +164,12 @@ def main() -> int:
     parser.add_argument("--max-requests", type=int, default=60_000)
     parser.add_argument("--max-seconds", type=float, default=900)
     parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--leave", type=int, default=0,
+                        help="play each game on the server side until about this many actions "
+                        "are left for the players (0: they play it all)")
+    parser.add_argument("--heartbeats-now", action="store_true",
+                        help="queue the deadline sweep and the worker heartbeat at once, not "
+                        "only when beat does (a minute after it starts)")
     parser.add_argument("--pg", default="postgres://postgres@127.0.0.1:5432",
                         help="PostgreSQL server (loopback)")
     parser.add_argument("--database", default=DATABASE,
@@ -162,7 +177,7 @@ def main() -> int:
     parser.add_argument("--ports", type=parse_ports, default=None,
                         help="loopback ports for the services started, e.g. 7900-7999 "
                         "(default: any free one)")
-    args = parser.parse_args()
+    args = parse_args(parser, argv, TINY)
     if args.players < 4:
         parser.error("at least 4 players (a game has up to 4)")
     if args.web < 1 or args.workers < 1:
@@ -171,7 +186,7 @@ def main() -> int:
         use_ports(args.ports)
 
     started = time.perf_counter()
-    print("\n".join(header("bench/loadtest.py " + " ".join(sys.argv[1:]))))
+    print("\n".join(header("bench/loadtest.py " + " ".join(argv or sys.argv[1:]))))
     logs = Path(tempfile.mkdtemp(prefix="keltis-load-"))
     print(f"logs and VAR_DIRs in {logs}")
     with ExitStack() as stack:
@@ -193,6 +208,8 @@ def main() -> int:
             # a simulated player acts far faster than the 60 a minute allowed a person
             ACTION_RATE_LIMIT="100000/m",
             HEALTH_TOKEN=HEALTH_TOKEN,
+            # DEBUG off serves the collected files: collected here, not into the checkout
+            STATIC_ROOT=str(logs / "static"),
         )
         var_dirs: dict[str, Path] = {}
 
@@ -232,6 +249,16 @@ def main() -> int:
             args.players, "load", form_logins=args.form_logins, password=PASSWORD
         )
         game_ids = create_games(users, tables(args.games), args.seed)
+        played_before = None
+        if args.leave:
+            logging.disable(logging.INFO)  # the setup's "action applied" lines
+            played_before = {gid: advance(gid, leave=args.leave, seed=gid) for gid in game_ids}
+            logging.disable(logging.NOTSET)
+        if args.heartbeats_now:
+            from games.tasks import sweep_deadlines, worker_heartbeat
+
+            worker_heartbeat.delay()
+            sweep_deadlines.delay()
         print(
             f"{args.web} web server(s): {webs[0].description}; {args.workers} Celery "
             f"worker(s) (solo pool); 1 beat; each with its own VAR_DIR"
@@ -292,7 +319,7 @@ def main() -> int:
         problems = list(ledger.problems) + [f"unexpected answer: {u}" for u in stats.unexpected]
         if budget.exhausted:
             problems.append(f"stopped early: {budget.exhausted}")
-        problems += verify(ledger, game_ids)
+        problems += verify(ledger, game_ids, played_before=played_before)
         doubled = {k: n for k, n in smtp.message_ids.items() if n > 1}
         if doubled:
             problems.append(f"emails received more than once: {sorted(doubled)[:5]}")

@@ -1,4 +1,4 @@
-"""Pairing benchmark, run by hand: ``python bench/pairing.py [--players N] [--rounds R]``.
+"""Pairing benchmark, run by hand: ``python bench/pairing.py [--players N] [--rounds R] [--tiny]``.
 
 Prints the time to seat one Swiss round of N players (default 10,000) at 4-player tables
 after R earlier rounds (default 5) of realistic history: every earlier round was seated by
@@ -27,12 +27,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.common import footer, header, parse_args, reference_line
 from tournaments.elo import k_factor, multiplayer_elo
 from tournaments.matchmaking import Candidate, match_tables
 from tournaments.pairing import SwissPlayer, swiss_tables
 
 TARGET_SWISS_S = 1.0
 TARGET_MATCHMAKER_S = 1.0
+#: ``--tiny`` (tests/bench/): a field of 40 after two rounds, each pairing timed once
+TINY = {"players": 40, "rounds": 2, "repeats": 1}
 
 
 def play_round(
@@ -194,7 +197,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--repeats", type=int, default=5, help="timed runs of each pairing")
     parser.add_argument("--seed", type=int, default=2026, help="seed of the simulation")
     parser.add_argument("--only", choices=sorted(BENCHES), action="append", help="run only these")
-    args = parser.parse_args(argv)
+    args = parse_args(parser, argv, TINY)
+    started = time.perf_counter()
+    print("\n".join(header("bench/pairing.py " + " ".join(argv or sys.argv[1:]))))
     print(f"python {sys.version.split()[0]}, one process (one core)")
     for name, bench in BENCHES.items():
         if args.only and name not in args.only:
@@ -202,6 +207,9 @@ def main(argv: list[str] | None = None) -> None:
         print(f"\n== {name}")
         for line in bench(args):
             print(line)
+    print()
+    print(reference_line())
+    print("\n".join(footer(started)))
 
 
 if __name__ == "__main__":

@@ -1,5 +1,5 @@
 """Where an action POST's CPU goes, run by hand: ``python bench/profile_action.py [--db URL]
-[--posts 60] [--sort tottime|cumulative] [--lines 40] [--http]``.
+[--posts 60] [--sort tottime|cumulative] [--lines 40] [--http] [--tiny]``.
 
 On a database bench/scale.py filled (default ``keltis_bench``; ``--db``, ``--broker`` and
 ``--cache`` as there), the seat to move of random running games POSTs the greedy bot's action
@@ -36,10 +36,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import scale
 
+from bench.common import parse_args
 from bench.measure import header, python_loop
 
+#: ``--tiny``: a few POSTs (tests/bench/)
+TINY = {"posts": 3, "lines": 10}
 
-def main() -> None:
+
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--db", default=scale.DEFAULT_DB)
     parser.add_argument("--broker", default=scale.DEFAULT_BROKER)
@@ -49,8 +53,8 @@ def main() -> None:
     parser.add_argument("--lines", type=int, default=40)
     parser.add_argument("--seed", type=int, default=5)
     parser.add_argument("--http", action="store_true", help="profile in a gunicorn worker")
-    args = parser.parse_args()
-    print("\n".join(header("bench/profile_action.py " + " ".join(sys.argv[1:]))))
+    args = parse_args(parser, argv, TINY)
+    print("\n".join(header("bench/profile_action.py " + " ".join(argv or sys.argv[1:]))))
     scale.configure_django(args.db, args.broker, args.cache)
     logging.disable(logging.INFO)  # the "action applied" lines: counted, not printed
     from django.db import connection

@@ -1,4 +1,5 @@
-"""Scale benchmark, run by hand: ``python bench/scale.py [--db URL] [--only PIECES] [--refill]``.
+"""Scale benchmark, run by hand: ``python bench/scale.py [--db URL] [--only PIECES] [--refill]
+[--tiny]`` (``--tiny``: 2,000 games from 30 trajectories, one repeat of two requests a kind).
 
 Fills a dedicated PostgreSQL database (default ``keltis_bench``, created and migrated here) with
 100,000 games: 50,000 running at every stage, 48,000 finished, 1,000 cancelled and 1,000
@@ -66,6 +67,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.common import parse_args  # noqa: E402
 from bench.measure import (  # noqa: E402  (bench/ is on the path above)
     Reference,
     Series,
@@ -79,7 +81,7 @@ from bench.measure import (  # noqa: E402  (bench/ is on the path above)
 )
 from games.engine import GAMES  # noqa: E402  (the engine needs no Django)
 from games.engine.bots import GreedyBot  # noqa: E402
-from games.event_chain import event_hash, genesis_hash  # noqa: E402  (pure, no Django)
+from games.event_chain import genesis_hash  # noqa: E402
 
 DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/keltis_bench"
 DEFAULT_BROKER = "redis://127.0.0.1:6379/13"
@@ -99,6 +101,11 @@ TARGET_SWEEP_IDLE_SHARE = 0.01
 TARGET_SWEEP_PER_GAME_FACTOR = 2.0
 
 LOG_DIR = ROOT / "var" / "bench"
+#: ``--tiny``: seconds, not minutes (the least fill whose 0.1% of running games is one game)
+TINY = {
+    "games": 2000, "trajectories": 30, "repeats": 1, "batch": 2, "sweep_repeats": 1,
+    "sweep_idle_repeats": 2,
+}  # fmt: skip
 
 
 # -- configuration --------------------------------------------------------------------------------
@@ -246,7 +253,7 @@ class FillPlan:
     checkpoints: int = 8
     seed: int = 2026
     #: bumped whenever the fill writes something else, so that an older fill is redone
-    layout: int = 3
+    layout: int = 4
 
     @property
     def running(self) -> int:
@@ -392,12 +399,14 @@ USER_COLUMNS = (
     "id", "password", "last_login", "is_superuser", "username", "first_name", "last_name",
     "is_staff", "is_active", "date_joined", "email", "display_name", "time_zone", "language",
     "digest_hour", "email_mode", "always_notify", "channel_modes", "is_bot",
+    "display_name_skeleton", "display_name_folded_skeleton",
 )  # fmt: skip
 GAME_COLUMNS = (
     "id", "kind", "options", "player_count", "days_per_move", "status", "setup", "created_at",
     "started_at", "finished_at", "seq", "to_move", "turn_started_at", "created_by_id",
     "bank_cap_hours", "bank_increment_hours", "deadline", "max_timeouts", "reminder_at",
-    "turn_seq", "rated", "chain_head", "frozen_reason",
+    "turn_seq", "rated", "chain_head", "frozen_reason", "deadline_moves", "private",
+    "join_secret",
 )  # fmt: skip
 SEAT_COLUMNS = (
     "id", "game_id", "index", "user_id", "bot", "joined_at", "score", "place", "bank_seconds",
@@ -406,21 +415,56 @@ SEAT_COLUMNS = (
 SNAPSHOT_COLUMNS = ("game_id", "seq", "data")
 EVENT_COLUMNS = (
     "id", "game_id", "seq", "seat", "action", "created_at", "source", "prev_hash", "hash",
+    "hash_key",
 )  # fmt: skip
 #: the events go in binary COPY (3-5x faster than text for 10+ million rows), which needs
 #: each column's exact type
 EVENT_TYPES = (
     "int8", "int8", "int4", "int2", "varchar", "timestamptz", "varchar", "varchar", "varchar",
+    "varchar",
 )  # fmt: skip
+#: the model of each table the fill writes raw rows to, and the columns it writes
+COLUMNS = {
+    "accounts.User": USER_COLUMNS,
+    "games.Game": GAME_COLUMNS,
+    "games.Seat": SEAT_COLUMNS,
+    "games.Snapshot": SNAPSHOT_COLUMNS,
+    "games.Event": EVENT_COLUMNS,
+}
 LOADED_TABLES = ("accounts_user", "games_game", "games_seat", "games_snapshot", "games_event")
 
 
+def column_problems() -> list[str]:
+    """How the column lists above differ from today's models (Django set up): a column the
+    fill writes that the table no longer has, or a NOT NULL column it leaves out (COPY would
+    write NULL there: Django keeps defaults in Python, not in the table). Empty when they
+    agree; checked before every fill and by tests/bench/ on every CI run."""
+    from django.apps import apps
+
+    problems = []
+    for label, columns in COLUMNS.items():
+        meta = apps.get_model(label)._meta
+        fields = {f.column: f for f in meta.concrete_fields}
+        problems += [f"{meta.db_table}.{c}: no such column" for c in columns if c not in fields]
+        problems += [
+            f"{meta.db_table}.{c}: NOT NULL and not written by the fill"
+            for c, f in fields.items()
+            if c not in columns and not f.null
+        ]
+    if len(EVENT_TYPES) != len(EVENT_COLUMNS):
+        problems.append("EVENT_TYPES: not one type per column of EVENT_COLUMNS")
+    return problems
+
+
 def user_rows(plan: FillPlan, now: datetime) -> Iterator[tuple[Any, ...]]:
+    from accounts.display_names import name_keys
+
     for i in range(1, plan.users + 1):
+        keys = name_keys(f"Bench player {i}")
         yield (
             i, "!bench-unusable", None, False, f"bench{i}", "", "", False, True,
             now - timedelta(days=400), f"bench{i}@example.invalid", f"Bench player {i}", "UTC",
-            "en", 7, "every_turn", False, "{}", False,
+            "en", 7, "every_turn", False, "{}", False, *keys,
         )  # fmt: skip
 
 
@@ -434,7 +478,7 @@ def game_row(game: GamePlan, traj: Trajectory) -> tuple[Any, ...]:
         traj.to_move[game.seq] if running else None, game.turn_started_at, game.users[0], 0, 0,
         game.deadline, 3, game.reminder_at, traj.turn_seq[game.seq] if running else 0,
         game.status != "finished", "",  # chain_head: set from the events once they are in
-        "",
+        "", 0, False, "",
     )  # fmt: skip
 
 
@@ -453,9 +497,12 @@ def seat_rows(first_id: int, game: GamePlan, traj: Trajectory) -> list[tuple[Any
     return rows
 
 
-def event_rows(first_id: int, game: GamePlan, traj: Trajectory) -> list[tuple[Any, ...]]:
+def event_rows(
+    first_id: int, game: GamePlan, traj: Trajectory, keys: Any
+) -> list[tuple[Any, ...]]:
     """The event rows of one game, in order: the first ``game.seq`` actions of its trajectory,
-    spread from its start to its last move (the actions of the turn under way a minute apart).
+    spread from its start to its last move (the actions of the turn under way a minute apart),
+    each signed as the model signs it (``keys``: games.event_chain.current_keys()).
 
     The only place event rows are made: a new column of the event table belongs here (and in
     ``EVENT_COLUMNS`` and ``EVENT_TYPES``), e.g. a hash chained through the game's rows.
@@ -482,7 +529,7 @@ def event_rows(first_id: int, game: GamePlan, traj: Trajectory) -> list[tuple[An
         else:
             at = game.last_event_at + timedelta(minutes=seq - turn_seq)
         seat, action = traj.seats[seq - 1], traj.actions[seq - 1]
-        digest = event_hash(
+        key_id, digest = keys.sign(
             game_id=game.id,
             seq=seq,
             seat=seat,
@@ -491,7 +538,9 @@ def event_rows(first_id: int, game: GamePlan, traj: Trajectory) -> list[tuple[An
             created_at=at,
             prev_hash=prev,
         )
-        rows.append((first_id + seq - 1, game.id, seq, seat, action, at, "player", prev, digest))
+        rows.append(
+            (first_id + seq - 1, game.id, seq, seat, action, at, "player", prev, digest, key_id)
+        )
         prev = digest
     return rows
 
@@ -652,9 +701,12 @@ def _seats(games: list[GamePlan], trajs: list[Trajectory]) -> Iterator[tuple[Any
 
 
 def _events(games: list[GamePlan], trajs: list[Trajectory]) -> Iterator[tuple[Any, ...]]:
+    from games.event_chain import current_keys
+
+    keys = current_keys()
     next_id = 1
     for game in games:
-        rows = event_rows(next_id, game, trajs[game.traj])
+        rows = event_rows(next_id, game, trajs[game.traj], keys)
         next_id += len(rows)
         yield from rows
 
@@ -684,6 +736,9 @@ def bench_fill(args: argparse.Namespace, plan: FillPlan) -> list[str]:
             f"the database holds another fill ({stored['plan']}): run again with --refill"
         )
     if stored is None:
+        problems = column_problems()
+        if problems:
+            raise SystemExit("the fill's columns differ from the models: " + "; ".join(problems))
         print("filling (nothing to skip: no finished fill in this database)")
         stored = fill(args.db, plan)
         lines = ["filled now:"]
@@ -1241,6 +1296,8 @@ def bench_sweep(args: argparse.Namespace, results: Results) -> list[str]:
 
     rng = random.Random(args.seed + 6)
     running = Game.objects.filter(status=GameStatus.RUNNING).count()
+    if round(running * 0.001) < 1:
+        raise SystemExit(f"{running} running games: the sweep needs 0.1% of them (--games 2000)")
     lines = [f"{running:,} running games"]
     shares = ((0.0, args.sweep_idle_repeats), (0.001, 3), (0.01, args.sweep_repeats))
     measured: dict[float, list[tuple[float, int, int]]] = {}
@@ -1462,7 +1519,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--sweep-repeats", type=int, default=3, help="sweeps with 1%% due")
     parser.add_argument("--sweep-idle-repeats", type=int, default=20, help="sweeps, none due")
     parser.add_argument("--seed", type=int, default=2026, help="seed of the fill and samples")
-    args = parser.parse_args(argv)
+    args = parse_args(parser, argv, TINY)
     pieces = [p.strip() for p in args.only.split(",") if p.strip()]
     unknown = sorted(set(pieces) - set(PIECES))
     if unknown:

@@ -22,7 +22,7 @@ def test_the_engine_bench_completes_and_prints_every_line(
     bench.main(["--games", "2", "--seeds", "2", "--repeats", "2"])
 
     out = capsys.readouterr().out
-    assert out.startswith("bench/engine.py, ")
+    assert out.startswith("bench/engine.py ")
     for name in ("keltis", "keltis-cards"):
         assert f"== {name}\n" in out
     for players in (2, 3, 4):
