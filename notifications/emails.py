@@ -37,6 +37,7 @@ from keltis_site import mail_headers
 from . import links
 from .channels import RenderError
 from .digest import waiting_games
+from .inbound import routes
 from .inbound.moves import reply_section
 from .models import Notification, NotificationKind
 
@@ -425,7 +426,21 @@ def _finished(
         "i_won": mine is not None and mine.place == 1,
         "end_reason": presenters.end_reason_text(game.kind, page.view),
         "history_url": links.absolute(reverse("game_history", args=[game.pk])),
+        **_rematch_reply(game, mine),
     }
+
+
+def _rematch_reply(game: Game, seat: Seat | None) -> dict[str, Any]:
+    """With INBOUND_EMAIL_DOMAIN set, a player's game-over email takes "yes" (a rematch) or
+    "no" by reply: Reply-To ``rematch+<game>-<seat>-<signature>@domain``, answered by the
+    route friends registers (``routes.REPLY_ROUTES``)."""
+    if seat is None:
+        return {}
+    address = routes.address(routes.REMATCH_PREFIX, routes.REMATCH_PURPOSE, game.pk, seat.index)
+    if address is None:
+        return {}
+    yes, _no = routes.yes_no_words(translation.get_language() or settings.LANGUAGE_CODE)
+    return {"reply_address": address, "rematch_yes": yes}
 
 
 # -- the daily digest -----------------------------------------------------------------------------

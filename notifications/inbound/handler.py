@@ -11,6 +11,10 @@ replies) is not answered: an answer would go to an address that did not write, o
 Every other handled reply is answered once (``answers``), from the stored row, so a
 redelivered message whose answer failed to go out gets it then, and nothing acts twice.
 
+A reply to an address another app answers (an invitation's ``invite+``, a game over's
+``rematch+``: ``routes.REPLY_ROUTES``) goes through the same checks, and the route then checks
+its sender, acts and answers.
+
 The moves go down ``games.services.action_submit`` with the sequence number each expects: the
 lines are first read and tried on a copy of the engine's state, so a reply either plays every
 move it could read or nothing; a turn that moved on meanwhile stops it there (``GameMovedOn``).
@@ -20,6 +24,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import json
 import logging
 import re
 from collections.abc import Callable
@@ -46,7 +51,7 @@ from games.state import engine_state
 
 from .. import links
 from ..models import InboundMessage, InboundOutcome
-from . import answers
+from . import answers, routes
 from .answers import ANSWERED
 from .body import message_text, written_lines
 from .grammar import read_line
@@ -120,6 +125,8 @@ def _receive(raw: bytes, recipient: str | None, envelope_sender: str | None) -> 
     row, fresh = _claim(found.message_id, sender=found.sender, size=len(raw), detail=unparseable)
     if not fresh:
         return _again(row)
+    if found.key is None and found.routed is not None:
+        return _receive_routed(row, found)
     if found.automatic:
         return _close(row, InboundOutcome.LOOP, EX_OK)
     if not ratelimit.hit("inbound", found.sender.lower(), settings.INBOUND_RATE_LIMIT):
@@ -188,6 +195,10 @@ class Reading:
     dmarc_failed: bool
     #: the lines the player wrote; None: the message could not be parsed or its text read
     lines: list[str] | None
+    #: (prefix, token) of an address another app answers (``routes.REPLY_ROUTES``)
+    routed: tuple[str, str] | None = None
+    #: the parsed message, for a route that reads more of it (a bounce's report)
+    message: EmailMessage | None = None
 
 
 def _safely(read: Callable[[], T], default: T) -> T:
@@ -226,6 +237,8 @@ def _read(raw: bytes, recipient: str | None, envelope_sender: str | None) -> Rea
         key=_safely(lambda: _key(head, recipient), None),
         dmarc_failed=_safely(lambda: _dmarc_failed(head), True),
         lines=lines,
+        routed=_safely(lambda: _routed(head, recipient), None),
+        message=message,
     )
 
 
@@ -262,13 +275,27 @@ def _is_automatic(message: EmailMessage, envelope_sender: str | None) -> bool:
     return str(message.get("Precedence", "")).strip().lower() in _AUTO_PRECEDENCE
 
 
-def _key(message: EmailMessage, recipient: str | None) -> links.ReplyKey | None:
-    """The turn the reply address names: the envelope's recipient, else the headers' (each
-    read on its own: a header the email library cannot parse hides no other)."""
+def _candidates(message: EmailMessage, recipient: str | None) -> list[str]:
+    """The addresses it may have been sent to: the envelope's recipient, else the headers'
+    (each read on its own: a header the email library cannot parse hides no other)."""
     candidates = [recipient] if recipient else []
     for header in ("Delivered-To", "X-Original-To", "To", "Cc"):
         candidates += _safely(functools.partial(_addresses, message, header), [])
-    for address in candidates:
+    return candidates
+
+
+def _routed(message: EmailMessage, recipient: str | None) -> tuple[str, str] | None:
+    """(prefix, token) of the first address another app answers (``routes.REPLY_ROUTES``)."""
+    for address in _candidates(message, recipient):
+        found = routes.route_of(address or "")
+        if found is not None:
+            return found
+    return None
+
+
+def _key(message: EmailMessage, recipient: str | None) -> links.ReplyKey | None:
+    """The turn the reply address names."""
+    for address in _candidates(message, recipient):
         token = links.reply_token_of(address or "")
         if token is None:
             continue
@@ -330,12 +357,69 @@ def _again(row: InboundMessage) -> Result:
     """A message seen before: it acts no more; its answer goes out if it never did."""
     if row.outcome == InboundOutcome.PROCESSING:
         return Result(row.outcome, EX_TEMPFAIL)  # another process is on it: come back later
+    route = _route_of_row(row)
+    if route is not None:
+        return Result(row.outcome, EX_OK, _route_answer(route, row, row.message_id))
     answered = False
     if row.outcome in ANSWERED and row.answered_at is None and row.game is not None:
         seat = Seat.objects.filter(game=row.game, index=row.seat).select_related("user").first()
         if seat is not None and seat.user is not None:
             answered = answers.answer(row, seat.user, in_reply_to=row.message_id)
     return Result(row.outcome, EX_OK, answered)
+
+
+# -- addresses other apps answer -----------------------------------------------------------------
+def _receive_routed(row: InboundMessage, found: Reading) -> Result:
+    """The same checks as a turn's reply, in the same order; then the route checks the sender,
+    acts and answers (``routes``). A bounce reaches only a route that accepts automatic mail,
+    and is never rate-limited (a mail server's reports are not a person's replies)."""
+    assert found.routed is not None and found.sender is not None
+    prefix, token = found.routed
+    route = routes.REPLY_ROUTES[prefix]
+    if found.automatic and not route.accepts_automatic:
+        return _close(row, InboundOutcome.LOOP, EX_OK)
+    if not found.automatic and not ratelimit.hit(
+        "inbound", found.sender.lower(), settings.INBOUND_RATE_LIMIT
+    ):
+        return _close(row, InboundOutcome.RATE_LIMITED, EX_OK)
+    target = route.read(token)
+    if target is None:
+        return _close(row, InboundOutcome.UNKNOWN_ADDRESS, EX_NOUSER)
+    if found.dmarc_failed:
+        return _close(row, InboundOutcome.DMARC_FAIL, EX_OK)
+    reply = routes.RoutedReply(
+        target=target,
+        sender=found.sender,
+        message_id=found.message_id,
+        lines=found.lines,
+        automatic=found.automatic,
+        message=found.message,
+    )
+    done = route.handle(reply)
+    # the prefix goes into the row: a redelivered message finds its route's answer again
+    row.detail = json.dumps({**json.loads(done.detail or "{}"), "route": prefix})
+    row.game_id = done.game_id
+    _close(row, done.outcome, EX_OK)
+    return Result(done.outcome, EX_OK, _route_answer(route, row, found.message_id))
+
+
+def _route_of_row(row: InboundMessage) -> routes.ReplyRoute | None:
+    try:
+        prefix = json.loads(row.detail or "{}").get("route")
+    except (ValueError, AttributeError):
+        return None
+    return routes.REPLY_ROUTES.get(prefix) if isinstance(prefix, str) else None
+
+
+def _route_answer(route: routes.ReplyRoute, row: InboundMessage, in_reply_to: str) -> bool:
+    """The route's answer, once: only for the answered outcomes, and not again once sent."""
+    if row.outcome not in ANSWERED or row.answered_at is not None:
+        return False
+    if not route.answer(row, in_reply_to):
+        return False
+    InboundMessage.objects.filter(pk=row.pk, answered_at=None).update(answered_at=timezone.now())
+    row.answered_at = timezone.now()
+    return True
 
 
 # -- the moves -------------------------------------------------------------------------------------
