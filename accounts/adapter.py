@@ -19,6 +19,10 @@ from django.utils import translation
 from accounts.emails import SiteEmails
 from games.after_response import call_after_response
 
+#: the session's invited address: the holder of an invitation's link (friends) chose to sign
+#: up, and the link reached them at this address, so signing up with it needs no second proof
+INVITED_EMAIL_SESSION_KEY = "invited_email"
+
 
 def user_display(user: Any) -> str:
     """The name allauth writes in pages, messages and emails (ACCOUNT_USER_DISPLAY)."""
@@ -41,6 +45,16 @@ class AccountAdapter(SiteEmails, DefaultAccountAdapter):
         if language in dict(settings.LANGUAGES):
             user.language = language
         return super().save_user(request, user, form, commit=commit)
+
+    def is_email_verified(self, request: HttpRequest, email: str) -> bool:
+        """An address is verified at sign-up when the session opened an invitation's link sent
+        to it (``INVITED_EMAIL_SESSION_KEY``): the player signs in at once and lands at the
+        table. allauth's own ``stash_verified_email`` is not used: it would make the invited
+        address the account's even when the player signs up with another one."""
+        invited = request.session.get(INVITED_EMAIL_SESSION_KEY) if request else None
+        if invited and str(invited).lower() == email.lower():
+            return True
+        return super().is_email_verified(request, email)
 
     def send_mail(self, template_prefix: str, email: str, context: dict[str, Any]) -> None:
         """Render an account email now (in the request's language, with its links), send it once

@@ -1,4 +1,4 @@
-"""App configuration for friends: invitations, rematches and challenges."""
+"""App configuration for friends: invitations, rematches, challenges and clubs' invitations."""
 
 from django.apps import AppConfig
 
@@ -8,11 +8,6 @@ class FriendsConfig(AppConfig):
     name = "friends"
 
     def ready(self) -> None:
-        from games import maintenance, services
+        from . import hooks
 
-        from . import invitations, user_data
-
-        if invitations.held_seats not in services.SEATS_HELD:
-            services.SEATS_HELD.append(invitations.held_seats)
-        if user_data.user_data not in maintenance.USER_DATA_PARTS:
-            maintenance.USER_DATA_PARTS.append(user_data.user_data)
+        hooks.register()

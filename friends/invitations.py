@@ -26,7 +26,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import Count, IntegerField, OuterRef, Q, Subquery
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext_lazy
@@ -37,6 +37,7 @@ from accounts.models import User
 from games import services as game_services
 from games.models import Game, GameStatus
 from games.services import CannotJoin, GameServiceError
+from tournaments.leagues import LeagueError, league_join, may_organise
 
 from .models import Invitation, InvitationStatus, MailStatus, OptOut
 
@@ -328,6 +329,20 @@ def held_seats(game: Game) -> int:
     return _pending(game=game).count()
 
 
+def held_seats_expression() -> Any:
+    """``held_seats`` for the lobby's query (``games.listings.SEATS_HELD_EXPRESSIONS``): a
+    subquery counting the seats held of the game ``OuterRef("pk")``, so the lobby asks once
+    however many games it shows."""
+    pending = (
+        _pending(game=OuterRef("pk"))
+        .order_by()
+        .values("game")
+        .annotate(n=Count("pk"))
+        .values("n")
+    )
+    return Subquery(pending, output_field=IntegerField())
+
+
 def pending_for(user: User) -> list[Invitation]:
     """The invitations waiting for ``user``'s answer, newest first (their games page, the API)."""
     return list(
@@ -426,9 +441,10 @@ def accept(*, invitation_id: int, user: User, secret: str | None = None) -> Invi
         if invitation.game_id is not None:
             game_services.game_join(game_id=invitation.game_id, user=user, admitted=True)
         else:
-            from tournaments.leagues import league_join
-
-            league_join(league_id=invitation.league_id, user=user, admitted=True)
+            try:
+                league_join(league_id=invitation.league_id, user=user, admitted=True)
+            except LeagueError as exc:  # a member already, a rating outside the band
+                raise InvitationError(str(exc)) from None
     return invitation
 
 
@@ -438,33 +454,44 @@ def decline(
     """No, thanks: by the member invited, or by whoever holds the link (no account needed)."""
     with transaction.atomic():
         invitation = _locked(invitation_id, secret, user)
-        invitation.status = InvitationStatus.DECLINED
-        invitation.answered_at = timezone.now()
-        invitation.save(update_fields=["status", "answered_at"])
-        _mail_not_needed(invitation)
-        if invitation.game_id is not None:
-            game_services.changed(invitation.game_id)
+        _close(invitation, InvitationStatus.DECLINED)
     return invitation
+
+
+def _may_withdraw(invitation: Invitation, user: User) -> bool:
+    """Its inviter, the table's creator, or an organiser of the club it invites to."""
+    if user.pk == invitation.inviter_id:
+        return True
+    if invitation.game_id is not None:
+        return user.pk == invitation.game.created_by_id
+    return may_organise(user, invitation.league)
 
 
 def withdraw(*, invitation_id: int, user: User) -> Invitation:
-    """The inviter (or the table's creator) takes a pending invitation back: its seat is free."""
+    """The inviter (or the table's creator, a club's organiser) takes a pending invitation
+    back: its seat is free."""
     with transaction.atomic():
         invitation = (
-            Invitation.objects.select_for_update().select_related("game").get(pk=invitation_id)
+            Invitation.objects.select_for_update(of=("self",))  # PostgreSQL: not the outer join
+            .select_related("game", "league")
+            .get(pk=invitation_id)
         )
-        owner = invitation.game.created_by_id if invitation.game_id else None
-        if user.pk not in (invitation.inviter_id, owner):
+        if not _may_withdraw(invitation, user):
             raise CannotInvite(_("Only the player who sent an invitation can withdraw it."))
         if invitation.status != InvitationStatus.PENDING:
             raise InvitationClosed(closed_reason(invitation) or InvitationClosed.default_message)
-        invitation.status = InvitationStatus.WITHDRAWN
-        invitation.answered_at = timezone.now()
-        invitation.save(update_fields=["status", "answered_at"])
-        _mail_not_needed(invitation)
-        if invitation.game_id is not None:
-            game_services.changed(invitation.game_id)
+        _close(invitation, InvitationStatus.WITHDRAWN)
     return invitation
+
+
+def _close(invitation: Invitation, status: str) -> None:
+    """Declined or withdrawn: its seat is free again, and an email not sent yet never goes."""
+    invitation.status = status
+    invitation.answered_at = timezone.now()
+    invitation.save(update_fields=["status", "answered_at"])
+    _mail_not_needed(invitation)
+    if invitation.game_id is not None:
+        game_services.changed(invitation.game_id)
 
 
 def _mail_not_needed(invitation: Invitation) -> None:

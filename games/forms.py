@@ -6,7 +6,9 @@ from typing import Any
 
 from django import forms
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
+from . import services
 from .engine.registry import GAMES
 from .listings import option_help, option_label
 from .models import BOT_LEVELS, DAYS_PER_MOVE_CHOICES, BotKind, GameKind
@@ -17,6 +19,10 @@ OTHER_SEATS = 3
 
 #: a seat waits for a person or takes a bot of the level chosen (easy, normal, strong)
 SEAT_CHOICES = [("", _("wait for a person")), *((level.value, level.label) for level in BOT_LEVELS)]
+#: a seat held for a person named in the seat's text field (a display name or an email
+#: address): offered while ``services.CREATE_WITH_INVITEES`` has a creator (friends)
+INVITE = "invite"
+INVITE_CHOICE = (INVITE, _("invite a person"))
 
 #: the time bank presets: (hours added per move, the most the bank may hold)
 NO_BANK, CUSTOM_BANK = "none", "custom"
@@ -120,13 +126,22 @@ class GameCreateForm(forms.Form):
                     initial=default,
                 )
                 self.option_fields[name] = (kind, option)
+        #: whether a seat may be held for an invited person (friends registered its creator)
+        self.can_invite = bool(services.CREATE_WITH_INVITEES)
+        choices = [*SEAT_CHOICES, INVITE_CHOICE] if self.can_invite else SEAT_CHOICES
         for number in range(1, OTHER_SEATS + 1):
             self.fields[f"seat_{number}"] = forms.ChoiceField(
                 label=_("Other player %(number)s") % {"number": number},
-                choices=SEAT_CHOICES,
+                choices=choices,
                 required=False,
                 initial="",
             )
+            if self.can_invite:
+                self.fields[f"invitee_{number}"] = forms.CharField(
+                    label=pgettext_lazy("invitation", "Display name or email address"),
+                    required=False,
+                    max_length=254,
+                )
 
     # -- for the template -----------------------------------------------------------------------
     def option_fieldsets(self) -> list[tuple[str, str, list[forms.BoundField], bool]]:
@@ -140,6 +155,13 @@ class GameCreateForm(forms.Form):
 
     def seat_fields(self) -> list[forms.BoundField]:
         return [self[f"seat_{number}"] for number in range(1, OTHER_SEATS + 1)]
+
+    def seat_rows(self) -> list[tuple[forms.BoundField, forms.BoundField | None]]:
+        """(the seat's choice, its invitee's name or address field or None) for each seat."""
+        return [
+            (self[f"seat_{n}"], self[f"invitee_{n}"] if self.can_invite else None)
+            for n in range(1, OTHER_SEATS + 1)
+        ]
 
     def bank_fields(self) -> list[forms.BoundField]:
         return [self["bank_increment_hours"], self["bank_cap_hours"]]
@@ -187,10 +209,20 @@ class GameCreateForm(forms.Form):
                         _("This option belongs to %(game)s, not to the game you chose.")
                         % {"game": GameKind(option_kind).label},
                     )
+        self._clean_invitees(data)
         players = data.get("player_count")
         if players:
             for number in range(players, OTHER_SEATS + 1):
-                if data.get(f"seat_{number}"):
+                if data.get(f"invitee_{number}"):
+                    self.add_error(
+                        f"invitee_{number}",
+                        _(
+                            "A game of %(players)s players has no seat for this player: "
+                            "leave the name empty."
+                        )
+                        % {"players": players},
+                    )
+                elif data.get(f"seat_{number}"):
                     self.add_error(
                         f"seat_{number}",
                         _(
@@ -201,6 +233,29 @@ class GameCreateForm(forms.Form):
                     )
         self._clean_bank(data)
         return data
+
+    def _clean_invitees(self, data: dict[str, Any]) -> None:
+        """A seat to invite to needs a name or an address; one typed on a seat left waiting
+        for a person invites that person (the name says what the player meant), and one typed
+        on a bot's seat is an error rather than dropped."""
+        if not self.can_invite:
+            return
+        for number in range(1, OTHER_SEATS + 1):
+            choice = data.get(f"seat_{number}")
+            name = (data.get(f"invitee_{number}") or "").strip()
+            data[f"invitee_{number}"] = name
+            if choice == INVITE and not name:
+                self.add_error(
+                    f"invitee_{number}",
+                    _("Give the display name or the email address of the person to invite."),
+                )
+            elif name and not choice:
+                data[f"seat_{number}"] = INVITE
+            elif name and choice != INVITE:
+                self.add_error(
+                    f"invitee_{number}",
+                    _("A bot takes this seat: choose “invite a person” or leave the name empty."),
+                )
 
     def _clean_bank(self, data: dict[str, Any]) -> None:
         """A preset, or the own numbers (both given, the limit at least the increment); own
@@ -249,6 +304,21 @@ class GameCreateForm(forms.Form):
             "bank_increment_hours": self.bank_hours()[0],
             "bank_cap_hours": self.bank_hours()[1],
             # bots take the seats right after the creator; the remaining seats wait for people
-            "bots": [data[f"seat_{n}"] for n in range(1, OTHER_SEATS + 1) if data.get(f"seat_{n}")],
+            # (some of them held for the people invited: ``invitees``)
+            "bots": [
+                data[f"seat_{n}"]
+                for n in range(1, OTHER_SEATS + 1)
+                if data.get(f"seat_{n}") in BotKind.values
+            ],
             "private": bool(data.get("private")),
         }
+
+    def invitees(self) -> list[str]:
+        """The display names and addresses of the people invited, in seat order; after
+        is_valid(). Whether each names someone who may be invited is the service's check."""
+        data = self.cleaned_data
+        return [
+            data[f"invitee_{n}"]
+            for n in range(1, OTHER_SEATS + 1)
+            if data.get(f"seat_{n}") == INVITE and data.get(f"invitee_{n}")
+        ]

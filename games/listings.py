@@ -8,6 +8,7 @@ in words. Writes live in ``games.services``; the game page has its own reads in
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
@@ -22,10 +23,11 @@ from django.db.models import (
     Prefetch,
     Q,
     QuerySet,
+    Value,
     When,
     Window,
 )
-from django.db.models.functions import RowNumber
+from django.db.models.functions import Coalesce, RowNumber
 from django.utils import timezone
 from django.utils.functional import Promise
 from django.utils.translation import gettext, ngettext
@@ -64,6 +66,12 @@ LOBBY_PAGE_SIZE = 20
 LOBBY_GAMES_PER_CREATOR = 2
 RUNNING_GAMES_SHOWN = 10
 FINISHED_GAMES_SHOWN = 20
+
+#: each gives a query expression: how many free seats of the game ``OuterRef("pk")`` it holds
+#: for someone, as ``games.services.SEATS_HELD`` counts them for one game (friends: the
+#: pending invitations). The lobby adds them to its one query, so that a table whose free
+#: seats are all promised offers no Join, whatever the number of games on the page.
+SEATS_HELD_EXPRESSIONS: list[Callable[[], Any]] = []
 
 
 def option_label(kind: str, name: str) -> str:
@@ -201,6 +209,8 @@ class GameRow:
     time_control: str = ""
     #: the creator's open games the lobby leaves out (shown on the row of their last one)
     more_by_creator: int = 0
+    #: free seats held for people invited (lobby rows only: ``SEATS_HELD_EXPRESSIONS``)
+    invited: int = 0
 
     @property
     def frozen(self) -> bool:
@@ -214,6 +224,11 @@ class GameRow:
     @property
     def free_seats(self) -> int:
         return self.game.player_count - len(self.players)
+
+    @property
+    def open_seats(self) -> int:
+        """The free seats nobody is invited to: those a stranger may take."""
+        return max(0, self.free_seats - self.invited)
 
     @property
     def opponents(self) -> list[SeatRow]:
@@ -263,6 +278,7 @@ def _rows(games: QuerySet[Game] | list[Game], *, viewer: Any, subject: Any = Non
         to_move = next((p for p in players if p.index == game.to_move), None) if running else None
         waited = _whole_days(now, game.turn_started_at) if running else None
         deadline = game.deadline if running else None
+        invited = getattr(game, "seats_held", 0) or 0
         rows.append(
             GameRow(
                 game=game,
@@ -282,11 +298,12 @@ def _rows(games: QuerySet[Game] | list[Game], *, viewer: Any, subject: Any = Non
                     viewer_id is not None
                     and viewer_seat is None
                     and game.status == GameStatus.OPEN
-                    and len(players) < game.player_count
+                    and len(players) + invited < game.player_count
                 ),
                 deadline=deadline,
                 time_left=time_left_text(deadline, now),
                 time_control=time_control_text(game),
+                invited=invited,
             )
         )
     return rows
@@ -315,10 +332,22 @@ def _few_per_creator(games: QuerySet[Game]) -> QuerySet[Game]:
     )
 
 
+def _with_seats_held(games: QuerySet[Game]) -> QuerySet[Game]:
+    """``games`` each with ``seats_held``: the free seats held for someone (a subquery per
+    registered ``SEATS_HELD_EXPRESSIONS``, in the same query)."""
+    if not SEATS_HELD_EXPRESSIONS:
+        return games
+    total: Any = Value(0)
+    for expression in SEATS_HELD_EXPRESSIONS:
+        total = total + Coalesce(expression(), Value(0))
+    return games.annotate(seats_held=total)
+
+
 def lobby_open_games(*, creator: Any = None) -> QuerySet[Game]:
     """Games waiting for players, newest first, to paginate: at most LOBBY_GAMES_PER_CREATOR
-    of each creator, or every one of ``creator``'s."""
-    games = Game.objects.filter(status=GameStatus.OPEN, private=False)
+    of each creator, or every one of ``creator``'s; each knows its seats held for the people
+    invited (``seats_held``)."""
+    games = _with_seats_held(Game.objects.filter(status=GameStatus.OPEN, private=False))
     if creator is not None:
         return _with_seats(games.filter(created_by=creator).order_by("-created_at", "-pk"))
     return _with_seats(_few_per_creator(games))

@@ -65,6 +65,11 @@ CHANGED_HOOKS: list[Callable[[int, Position | None], None]] = []
 #: each says how many of an open game's free seats it holds for someone (friends: the pending
 #: invitations); a player who is not that someone may take only the seats left
 SEATS_HELD: list[Callable[[Game], int]] = []
+#: ``game_create`` that also holds seats for people named by display name or email address,
+#: called as ``hook(creator=, invitees=[...], **game_create kwargs)``: friends registers
+#: ``game_create_with_invitations`` (games cannot import friends); the create page offers
+#: "invite a person" only while one is registered, and uses the last
+CREATE_WITH_INVITEES: list[Callable[..., Game]] = []
 
 
 class GameServiceError(Exception):

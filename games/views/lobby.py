@@ -17,9 +17,9 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from games import listings
+from games import listings, services
 from games.error_messages import service_error_text
-from games.forms import GameCreateForm
+from games.forms import INVITE, GameCreateForm
 from games.models import Game, GameKind, GameStatus
 from games.presenters.messages import joined_message
 from games.services import GameServiceError, game_create, game_join, game_leave
@@ -50,18 +50,51 @@ def lobby(request: HttpRequest) -> HttpResponse:
     )
 
 
+def _create_initial(request: HttpRequest) -> dict[str, object]:
+    """The create form's first choices from the address: ?kind= preselects the game (the rules
+    pages link here); ?invite=<username> (a profile's or a finished table's "Challenge") makes
+    a game of two with that player invited. Unknown values are ignored."""
+    initial: dict[str, object] = {}
+    if request.GET.get("kind") in GameKind.values:
+        initial["kind"] = request.GET["kind"]
+    username = request.GET.get("invite", "")
+    if username and services.CREATE_WITH_INVITEES:
+        player = listings.players().filter(username=username).first()
+        if player is not None and player.pk != request.user.pk:
+            initial.update(
+                player_count=2, seat_1=INVITE, invitee_1=str(player.public_name)
+            )
+    return initial
+
+
+def _create_game(request: HttpRequest, form: GameCreateForm) -> Game:
+    """The game the form describes. With people invited it is made by the creator friends
+    registered (``services.CREATE_WITH_INVITEES``), which resolves every name and address
+    first and makes the game and its invitations together, or nothing: games may not import
+    friends, the layer built on it, so it reaches that function through the hook."""
+    invitees = form.invitees()
+    if invitees:
+        create_with_invitees = services.CREATE_WITH_INVITEES[-1]
+        return create_with_invitees(
+            creator=request.user, invitees=invitees, **form.game_create_kwargs()
+        )
+    return game_create(creator=request.user, **form.game_create_kwargs())
+
+
 @login_required
 @require_http_methods(["GET", "POST"])
 def create(request: HttpRequest) -> HttpResponse:
-    # ?kind= preselects the game (the rules pages link here); an unknown value is ignored.
-    initial = {"kind": request.GET["kind"]} if request.GET.get("kind") in GameKind.values else {}
-    form = GameCreateForm(request.POST or None, initial=initial)
+    form = GameCreateForm(request.POST or None, initial=_create_initial(request))
     if request.method == "POST" and form.is_valid():
         try:
-            game = game_create(creator=request.user, **form.game_create_kwargs())
+            game = _create_game(request, form)
         except GameServiceError as exc:
+            # an invitee refused (friends.invitations.InvitationError) is one too: nothing made
             form.add_error(None, service_error_text(exc))
         else:
+            if form.invitees():  # its page shows who is invited and what they answered
+                messages.success(request, _("Your invitations are on their way."))
+                return redirect(listings.game_url(game.pk))
             if game.status == GameStatus.RUNNING:
                 messages.success(request, _("Your game has started."))
                 return redirect(listings.game_url(game.pk))

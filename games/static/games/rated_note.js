@@ -1,6 +1,7 @@
 // The create form's "Rated: ... / Unrated: ..." line follows the seats as they change. The
 // server wrote every possible line into the page (#rated-by-table, keyed "players-bots");
-// this only picks one. Without the script the line shows the choices the page was made for.
+// this only picks one (a seat for an invited person counts as a person). Without the script
+// the line shows the choices the page was made for.
 (function () {
   "use strict";
   document.addEventListener("DOMContentLoaded", function () {
@@ -18,7 +19,8 @@
       var bots = 0;
       for (var seat = 1; seat < players; seat += 1) {
         var select = form.elements["seat_" + seat];
-        if (select && select.value) {
+        // "invite" holds the seat for a person: only a bot level counts as a bot
+        if (select && select.value && select.value !== "invite") {
           bots += 1;
         }
       }
