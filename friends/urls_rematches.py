@@ -1,5 +1,11 @@
-"""The friends app's rematches pages."""
+"""The friends app's rematches pages: a finished game's rematch buttons (POST only)."""
 
-from django.urls import URLPattern
+from django.urls import path
 
-urlpatterns: list[URLPattern] = []
+from friends.views import rematches
+
+urlpatterns = [
+    path("games/<int:game_id>/rematch/", rematches.offer, name="rematch_offer"),
+    path("games/<int:game_id>/rematch/accept/", rematches.accept, name="rematch_accept"),
+    path("games/<int:game_id>/rematch/decline/", rematches.decline, name="rematch_decline"),
+]
