@@ -1,5 +1,6 @@
-"""The organisers' create-league form: its rules are ``leagues.league_settings_errors`` (the
-admin's League form checks the same); ``leagues.league_create`` makes the league."""
+"""The create-league form of staff and of players creating a club: its rules are
+``leagues.league_settings_errors`` (the admin's League form checks the same);
+``clubs.club_create`` makes the league."""
 
 from __future__ import annotations
 
@@ -69,6 +70,15 @@ class LeagueCreateForm(forms.Form):
         help_text=_("At a season's end its unfinished games are decided by their current scores."),
     )  # fmt: skip
 
+    private = forms.BooleanField(
+        label=_("Private club"),
+        required=False,
+        help_text=_(
+            "Not listed among the leagues; only its members and organisers see its page, "
+            "standings and games. People join it by your invitation."
+        ),
+    )
+
     def clean(self) -> dict[str, Any]:
         data = super().clean()
         for field, message in leagues.league_settings_errors(data).items():
@@ -77,4 +87,16 @@ class LeagueCreateForm(forms.Form):
 
     def create_kwargs(self) -> dict[str, Any]:
         """Keyword arguments for ``leagues.league_create``."""
+        return {name: self.cleaned_data[name] for name in self.fields}
+
+
+class LeagueEditForm(LeagueCreateForm):
+    """The settings a club's organisers (and staff) may change: all but the game."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        del self.fields["kind"]
+
+    def update_kwargs(self) -> dict[str, Any]:
+        """Keyword arguments for ``clubs.league_update``."""
         return {name: self.cleaned_data[name] for name in self.fields}

@@ -2,7 +2,9 @@
 
 Services (writes): ``league_create``, ``league_join``, ``league_leave``, ``league_set_max_games``;
 ``matchmaker_pass`` and ``seasons_close_due`` run from Celery beat (tournaments/tasks.py).
-Selectors (reads): ``standings``, ``active_leagues`` and ``league_rows``, ``current_season``.
+Selectors (reads): ``standings``, ``active_leagues`` and ``league_rows``, ``current_season``,
+and who may see or run a league (``may_view``, ``may_organise``): a player's club
+(tournaments.clubs) may be private, seen only by its members, its organisers and staff.
 
 The matchmaker and the season close of a league serialise on the League row
 (``select_for_update``), then re-read what they need: two passes at once seat nobody twice and
@@ -132,8 +134,12 @@ def league_create(
     bot_level: str = "",
     options: dict[str, bool] | None = None,
     now: datetime | None = None,
+    private: bool = False,
+    created_by: Any = None,
 ) -> League:
     """A new, active league; the matchmaker opens its first season once members wait.
+    ``private`` and ``created_by`` are a club's (``tournaments.clubs.club_create`` checks who
+    may create one; staff leagues have no creator).
 
     Raises LeagueError when a setting breaks ``league_settings_errors``.
     """
@@ -156,7 +162,13 @@ def league_create(
     errors = league_settings_errors(values)
     if errors:
         raise LeagueError(" ".join(errors.values()))
-    return League.objects.create(name=name, created_at=now or timezone.now(), **values)
+    return League.objects.create(
+        name=name,
+        created_at=now or timezone.now(),
+        private=private,
+        created_by=created_by,
+        **values,
+    )
 
 
 # -- membership ---------------------------------------------------------------------------------
@@ -185,17 +197,26 @@ def _check_max_games(max_games: Any) -> int:
     return max_games
 
 
-def league_join(*, league_id: int, user: Any, max_games: int = 2) -> LeagueMember:
+def league_join(
+    *, league_id: int, user: Any, max_games: int = 2, admitted: bool = False
+) -> LeagueMember:
     """Join a league (or rejoin one left before) wanting ``max_games`` league games at once.
 
-    Raises League.DoesNotExist for an unknown league and LeagueError when the league is
-    closed, the player's rating is outside its band or they are a member already.
+    A private club admits its organisers, staff and the people it invited (``admitted``: the
+    caller, friends.invitations.accept, checked the invitation). Raises League.DoesNotExist
+    for an unknown league and LeagueError when the league is closed or private, the player
+    and the club's creator blocked one another, the player's rating is outside its band or
+    they are a member already.
     """
     _check_max_games(max_games)
     with transaction.atomic():
         league = League.objects.get(pk=league_id)
         if not league.active:
             raise LeagueError(_("This league is closed."))
+        if league.private and not admitted and not may_organise(user, league):
+            raise LeagueError(_("This club is private: its members join by invitation."))
+        if league.created_by_id is not None and blocks.apart(user.pk, [league.created_by_id]):
+            raise LeagueError(_("You cannot join this club."))
         rating = rating_of(user.pk, league.kind)
         if not in_band(league, rating):
             raise LeagueError(
@@ -456,6 +477,7 @@ def _table_start(league: League, season: Season, seats: list[Any]) -> Game:
         days_per_move=league.days_per_move,
         bank_increment_hours=league.bank_increment_hours,
         bank_cap_hours=league.bank_cap_hours,
+        private=league.private,  # a private club's tables are seen by their players only
     )
     SeasonGame.objects.create(season=season, game=game)
     return game
@@ -561,13 +583,49 @@ class LeagueRow:
     membership: LeagueMember | None
 
 
-def active_leagues() -> QuerySet[League]:
-    """The active leagues by name, with their member count (to paginate, then ``league_rows``)."""
+def may_organise(user: Any, league: League) -> bool:
+    """Staff run every league; a club's organisers run theirs."""
+    if not getattr(user, "is_authenticated", False):
+        return False
+    return user.is_staff or league.organisers.filter(pk=user.pk).exists()
+
+
+def may_view(user: Any, league: League) -> bool:
+    """Everyone sees a public league; a private club only its active members, its organisers
+    and staff (others are told it does not exist, as for a private table)."""
+    if not league.private:
+        return True
+    if not getattr(user, "is_authenticated", False):
+        return False
     return (
-        League.objects.filter(active=True)
-        .annotate(member_count=Count("members", filter=Q(members__active=True)))
-        .order_by("name", "pk")
+        may_organise(user, league)
+        or LeagueMember.objects.filter(league=league, user_id=user.pk, active=True).exists()
     )
+
+
+def _public_or_mine(viewer: Any) -> Q:
+    """Public leagues, and the private clubs ``viewer`` is an active member or organiser of."""
+    if not getattr(viewer, "is_authenticated", False):
+        return Q(private=False)
+    mine = LeagueMember.objects.filter(user_id=viewer.pk, active=True).values("league_id")
+    organised = League.organisers.through.objects.filter(user_id=viewer.pk).values("league_id")
+    return Q(private=False) | Q(pk__in=mine) | Q(pk__in=organised)
+
+
+def visible_leagues(viewer: Any = None) -> QuerySet[League]:
+    """The leagues ``viewer`` may see (``may_view`` for many), active or not."""
+    if getattr(viewer, "is_staff", False):
+        return League.objects.all()
+    return League.objects.filter(_public_or_mine(viewer))
+
+
+def active_leagues(viewer: Any = None) -> QuerySet[League]:
+    """The active leagues by name, with their member count (to paginate, then ``league_rows``):
+    the public ones, and the private clubs ``viewer`` belongs to or runs (staff reach the
+    others through the admin or a link, not in the list)."""
+    leagues = League.objects.filter(_public_or_mine(viewer), active=True)
+    counted = leagues.annotate(member_count=Count("members", filter=Q(members__active=True)))
+    return counted.order_by("name", "pk")
 
 
 def league_rows(leagues: Iterable[League], *, viewer: Any) -> list[LeagueRow]:

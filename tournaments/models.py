@@ -104,6 +104,18 @@ class League(TimeControl):
     )
     active = models.BooleanField(default=True)
     created_at = models.DateTimeField(default=timezone.now)
+    #: a club's league (tournaments.clubs): not listed; its page, standings and games only for
+    #: its members, organisers and staff; joined by invitation only
+    private = models.BooleanField(_("private club"), default=False)
+    #: the player who created a club (None: a league staff opened before clubs existed)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+        related_name="created_leagues",
+    )  # fmt: skip
+    #: who runs a club: its creator and the co-organisers they named (staff run every league)
+    organisers = models.ManyToManyField(
+        settings.AUTH_USER_MODEL, related_name="organised_leagues", blank=True
+    )
 
     class Meta:
         ordering = ["name"]
@@ -198,6 +210,11 @@ class Tournament(TimeControl):
         related_name="created_tournaments",
     )
     created_at = models.DateTimeField(default=timezone.now)
+    #: a private tournament (tournaments.private_tournaments): not listed; its page, standings
+    #: and API reads for its entrants, organiser and staff only; signed up for by its link
+    private = models.BooleanField(_("private tournament"), default=False)
+    #: the secret of a private tournament's sign-up link ("" when none); its organiser renews it
+    join_secret = models.CharField(max_length=64, blank=True, default="", editable=False)
 
     class Meta:
         ordering = ["-signup_until"]

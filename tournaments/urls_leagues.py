@@ -13,4 +13,21 @@ urlpatterns = [
     path(
         "leagues/<int:league_id>/settings/", views_leagues.league_settings, name="league_settings"
     ),
+    path(
+        "leagues/<int:league_id>/organisers/add/",
+        views_leagues.league_organiser_add,
+        name="league_organiser_add",
+    ),
+    path(
+        "leagues/<int:league_id>/organisers/remove/",
+        views_leagues.league_organiser_remove,
+        name="league_organiser_remove",
+    ),
+    path(
+        "leagues/<int:league_id>/members/remove/",
+        views_leagues.league_member_remove,
+        name="league_member_remove",
+    ),
+    path("leagues/<int:league_id>/close/", views_leagues.league_close, name="league_close"),
+    path("leagues/<int:league_id>/edit/", views_leagues.league_edit, name="league_edit"),
 ]

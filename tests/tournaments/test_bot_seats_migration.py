@@ -15,11 +15,21 @@ AFTER = [("tournaments", "0005_bye_is_an_entrant")]
 
 
 def migrate(targets: list[tuple[str, str]]) -> Any:
-    """Migrate tournaments to ``targets``; the models as they are then (other apps: latest)."""
+    """Migrate tournaments to ``targets``; the models as they are then (other apps: latest,
+    but for those built on tournaments, such as friends, whose migrations need a later one)."""
     executor = MigrationExecutor(connection)
     executor.migrate(targets)
     loader = MigrationExecutor(connection).loader
-    nodes = [node for node in loader.graph.leaf_nodes() if node[0] != "tournaments"]
+    graph = loader.graph
+    nodes = [
+        node
+        for node in graph.leaf_nodes()
+        if node[0] != "tournaments"
+        and not any(
+            app == "tournaments" and (app, name) not in graph.forwards_plan(targets[0])
+            for app, name in graph.forwards_plan(node)
+        )
+    ]
     return loader.project_state([*nodes, *targets]).apps
 
 
