@@ -19,6 +19,7 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from friends import invitations, rematches
 from games import services as game_services
 from games.error_messages import service_error_text
 from tournaments.leagues import LeagueError
@@ -40,6 +41,15 @@ class ApiError(exceptions.APIException):
         super().__init__(detail=message, code=code)
 
 
+def _codes(module: Any, base: type[game_services.GameServiceError]) -> set[str]:
+    """The codes of ``base`` and of its subclasses in ``module``: a refusal added there is in
+    the schema at once (and test_bad_input asks docs/api.md to list it)."""
+    return {
+        value.code for value in vars(module).values()
+        if isinstance(value, type) and issubclass(value, base)
+    }  # fmt: skip
+
+
 #: games.services' refusals: (stable code, HTTP status); the most specific class first
 GAME_ERRORS: list[tuple[type[Exception], str, int]] = [
     (game_services.GameMovedOn, "stale_sequence", status.HTTP_409_CONFLICT),
@@ -53,9 +63,25 @@ GAME_ERRORS: list[tuple[type[Exception], str, int]] = [
     (game_services.GameServiceError, "refused", status.HTTP_400_BAD_REQUEST),
 ]
 
+#: friends' refusals (invitations, rematches): each class names its own ``code``; the HTTP
+#: status of the first class here it is an instance of
+FRIENDS_ERRORS: list[tuple[type[Exception], int]] = [
+    (invitations.InvitationNotValid, status.HTTP_404_NOT_FOUND),
+    (invitations.NotTheInvitee, status.HTTP_403_FORBIDDEN),
+    (invitations.InvitationClosed, status.HTTP_409_CONFLICT),
+    (invitations.RateLimited, status.HTTP_429_TOO_MANY_REQUESTS),
+    (invitations.InvitationError, status.HTTP_400_BAD_REQUEST),
+    (rematches.NotAtTheTable, status.HTTP_403_FORBIDDEN),
+    (rematches.RematchError, status.HTTP_409_CONFLICT),
+]
+FRIENDS_CODES = _codes(invitations, invitations.InvitationError) | _codes(
+    rematches, rematches.RematchError
+)
+
 #: the codes a program may meet, for the docs and the schema
 CODES = sorted(
     {code for _cls, code, _st in GAME_ERRORS}
+    | FRIENDS_CODES
     | {
         "not_authenticated",
         "invalid_token",
@@ -82,6 +108,10 @@ CODES = sorted(
 
 def service_error(exc: Exception) -> ApiError:
     """The API's answer to a service's refusal."""
+    for cls, http_status in FRIENDS_ERRORS:
+        if isinstance(exc, cls):
+            code = exc.code if exc.code in FRIENDS_CODES else cls.code  # type: ignore[attr-defined]
+            return ApiError(code, service_error_text(exc), http_status)  # type: ignore[arg-type]
     if isinstance(exc, game_services.GameServiceError):
         for cls, code, http_status in GAME_ERRORS:
             if isinstance(exc, cls):

@@ -10,10 +10,13 @@ from typing import Any
 from django.db.models import Count, Q
 from django.utils import timezone
 
+from friends.invitations import pending_for
+from friends.models import Invitation, InvitationStatus
+from friends.rematches import rematch_state
 from games import listings, selectors
 from games.models import Game, GameStatus
 from live.selectors import turn_count
-from tournaments import leagues, rounds
+from tournaments import leagues, private_tournaments, rounds
 from tournaments.models import League, Season, Tournament
 from tournaments.rating_selectors import LeaderboardRow, player_ratings
 
@@ -172,7 +175,8 @@ def _season(season: Season | None) -> dict[str, Any] | None:
 
 
 def league_list(user: Any) -> list[dict[str, Any]]:
-    return [_league(row) for row in leagues.league_rows(leagues.active_leagues(), viewer=user)]
+    rows = leagues.league_rows(leagues.active_leagues(viewer=user), viewer=user)
+    return [_league(row) for row in rows]
 
 
 def _league(row: leagues.LeagueRow) -> dict[str, Any]:
@@ -214,7 +218,8 @@ def league_detail(league: League, user: Any) -> dict[str, Any]:
 
 def tournament_list(user: Any, limit: int = 100) -> list[dict[str, Any]]:
     tournaments = (
-        Tournament.objects.annotate(player_count=Count("players"))
+        private_tournaments.visible_tournaments(user)
+        .annotate(player_count=Count("players"))
         .exclude(status=Tournament.Status.CANCELLED)
         .order_by("-signup_until", "-pk")[:limit]
     )
@@ -233,6 +238,7 @@ def _tournament(t: Tournament, signed_up: bool) -> dict[str, Any]:
         "table_size": t.table_size,
         "players": t.player_count,
         "signed_up": signed_up,
+        "private": t.private,
     }
 
 
@@ -255,3 +261,53 @@ def tournament_detail(tournament: Tournament, user: Any) -> dict[str, Any]:
         for s in rounds.tournament_standings(tournament)
     ]
     return data
+
+
+# -- friends: invitations and rematches ---------------------------------------------------------
+def invitation(row: Invitation, viewer: Any) -> dict[str, Any]:
+    """One invitation as ``viewer`` may see it: an address invited only to its inviter."""
+    if row.invitee_id is not None:
+        invitee = viewer.public_name if row.invitee_id == viewer.pk else row.invitee.public_name
+    else:
+        invitee = row.email if viewer.pk == row.inviter_id else ""
+    return {
+        "id": row.pk,
+        "game": row.game_id,
+        "league": row.league_id,
+        "inviter": row.inviter.public_name if row.inviter_id else "",
+        "invitee": invitee,
+        "status": row.status,
+        "expires_at": row.expires_at,
+    }
+
+
+def invitations_of(user: Any) -> dict[str, list[dict[str, Any]]]:
+    """The invitations waiting for ``user``'s answer, and theirs still waiting for one."""
+    sent = (
+        Invitation.objects.filter(
+            inviter=user, status=InvitationStatus.PENDING, expires_at__gt=timezone.now()
+        )
+        .select_related("inviter", "invitee")
+        .order_by("-created_at")
+    )
+    return {
+        "received": [invitation(row, user) for row in pending_for(user)],
+        "sent": [invitation(row, user) for row in sent],
+    }
+
+
+def rematch(game: Game, user: Any) -> dict[str, Any] | None:
+    """A finished game's rematch as ``user`` sees it; None before the end."""
+    if game.status != GameStatus.FINISHED:
+        return None
+    state = rematch_state(game, user)
+    return {
+        "status": state.status,
+        "offered_by": state.offered_by,
+        "accepted": state.accepted,
+        "waiting": state.waiting,
+        "declined_by": state.declined_by,
+        "new_game": state.new_game_id,
+        "may_offer": state.may_offer,
+        "may_answer": state.may_answer,
+    }

@@ -8,6 +8,7 @@ from typing import Any
 from django.utils.translation import gettext as _
 from rest_framework import serializers
 
+from friends.models import InvitationStatus, RematchStatus
 from games.forms import BANK_MAX_CAP_HOURS, BANK_MAX_INCREMENT_HOURS
 from games.models import DAYS_PER_MOVE_CHOICES, BotKind, GameKind, GameStatus
 
@@ -132,6 +133,13 @@ class GameCreateSerializer(serializers.Serializer):
     )
     options = serializers.DictField(child=serializers.BooleanField(), required=False)
     rated = serializers.BooleanField(required=False)
+    invitees = serializers.ListField(
+        child=serializers.CharField(max_length=254),
+        required=False,
+        max_length=3,
+        help_text="people to hold seats for, each a display name or an email address: each is "
+        "invited (friends.invitations) and the game starts when every seat is filled",
+    )
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         increment = attrs.get("bank_increment_hours", 0)
@@ -141,6 +149,51 @@ class GameCreateSerializer(serializers.Serializer):
             )
         attrs.setdefault("bank_cap_hours", increment)
         return attrs
+
+
+class RematchSerializer(serializers.Serializer):
+    """A finished game's rematch as I see it (friends.rematches)."""
+
+    status = serializers.CharField(
+        allow_null=True,
+        help_text=f"one of {', '.join(RematchStatus.values)}; null: nobody offered one yet",
+    )
+    offered_by = serializers.CharField(help_text="the name of the player who offered it")
+    accepted = serializers.ListField(child=serializers.CharField(), help_text="names, so far")
+    waiting = serializers.ListField(child=serializers.CharField(), help_text="names")
+    declined_by = serializers.CharField(help_text="the name of the player who declined it")
+    new_game = serializers.IntegerField(allow_null=True, help_text="once every player accepted")
+    may_offer = serializers.BooleanField(help_text="I may offer one now")
+    may_answer = serializers.BooleanField(help_text="I may accept or decline it now")
+
+
+class GameReadSerializer(GameSerializer):
+    rematch = RematchSerializer(
+        allow_null=True, help_text="a finished game's rematch (null before the end)"
+    )
+
+
+class InvitationSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    game = serializers.IntegerField(allow_null=True, help_text="the table's game id")
+    league = serializers.IntegerField(allow_null=True, help_text="the club's league id")
+    inviter = serializers.CharField(help_text="the inviter's name")
+    invitee = serializers.CharField(
+        help_text="the invitee's name; an address invited shows only to its inviter ('' else)"
+    )
+    status = serializers.CharField(help_text=f"one of {', '.join(InvitationStatus.values)}")
+    expires_at = serializers.DateTimeField()
+
+
+class InvitationListSerializer(serializers.Serializer):
+    received = InvitationSerializer(many=True, help_text="waiting for my answer, newest first")
+    sent = InvitationSerializer(many=True, help_text="mine, still pending, newest first")
+
+
+class InviteSerializer(serializers.Serializer):
+    invitee = serializers.CharField(
+        max_length=254, help_text="a player's display name or an email address"
+    )
 
 
 class RecordSerializer(serializers.Serializer):
@@ -220,6 +273,8 @@ class TournamentSerializer(serializers.Serializer):
     table_size = serializers.IntegerField()
     players = serializers.IntegerField()
     signed_up = serializers.BooleanField()
+    #: a private tournament: seen by its entrants, organiser and staff, signed up for by its link
+    private = serializers.BooleanField()
 
 
 class TournamentStandingSerializer(serializers.Serializer):

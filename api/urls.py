@@ -15,6 +15,33 @@ urlpatterns = [
     path(f"{v1}games/<int:game_id>/join/", views.GameJoinView.as_view(), name="api_game_join"),
     path(f"{v1}games/<int:game_id>/leave/", views.GameLeaveView.as_view(), name="api_game_leave"),
     path(f"{v1}games/<int:game_id>/record/", views.RecordView.as_view(), name="api_record"),
+    path(
+        f"{v1}games/<int:game_id>/invitations/",
+        views.GameInviteView.as_view(),
+        name="api_game_invite",
+    ),
+    path(f"{v1}games/<int:game_id>/rematch/", views.RematchView.as_view(), name="api_rematch"),
+    path(
+        f"{v1}games/<int:game_id>/rematch/decline/",
+        views.RematchDeclineView.as_view(),
+        name="api_rematch_decline",
+    ),
+    path(f"{v1}invitations/", views.InvitationsView.as_view(), name="api_invitations"),
+    path(
+        f"{v1}invitations/<int:invitation_id>/accept/",
+        views.InvitationAcceptView.as_view(),
+        name="api_invitation_accept",
+    ),
+    path(
+        f"{v1}invitations/<int:invitation_id>/decline/",
+        views.InvitationDeclineView.as_view(),
+        name="api_invitation_decline",
+    ),
+    path(
+        f"{v1}invitations/<int:invitation_id>/withdraw/",
+        views.InvitationWithdrawView.as_view(),
+        name="api_invitation_withdraw",
+    ),
     path(f"{v1}leaderboards/<str:kind>/", views.LeaderboardView.as_view(), name="api_leaderboard"),
     path(
         f"{v1}players/<str:username>/ratings/",

@@ -19,11 +19,13 @@ from rest_framework.serializers import Serializer
 from rest_framework.views import APIView
 
 from accounts.middleware import user_language
+from friends import invitations, rematches
+from friends.models import Invitation
 from games import integrity, services, visibility
 from games import selectors as game_selectors
 from games.models import Game, GameKind
-from tournaments import leagues, rounds
-from tournaments.models import League, Tournament
+from tournaments import leagues, private_tournaments, rounds
+from tournaments.models import Tournament
 from tournaments.rating_selectors import leaderboard
 
 from . import selectors
@@ -36,8 +38,12 @@ from .serializers import (
     ErrorSerializer,
     GameCreateSerializer,
     GameListSerializer,
+    GameReadSerializer,
     GameSerializer,
     GameSummarySerializer,
+    InvitationListSerializer,
+    InvitationSerializer,
+    InviteSerializer,
     LeaderboardRowSerializer,
     LeagueDetailSerializer,
     LeagueJoinSerializer,
@@ -45,6 +51,7 @@ from .serializers import (
     MeSerializer,
     PlayerRatingsSerializer,
     RecordSerializer,
+    RematchSerializer,
     TournamentDetailSerializer,
     TournamentSerializer,
 )
@@ -146,18 +153,23 @@ class GamesView(ApiView):
     )
     def post(self, request: Request) -> Response:
         data = _valid(GameCreateSerializer, request)
+        table = {
+            "kind": data["kind"],
+            "player_count": data["players"],
+            "options": data.get("options") or {},
+            "days_per_move": data.get("days_per_move", 3),
+            "bank_increment_hours": data.get("bank_increment_hours", 0),
+            "bank_cap_hours": data.get("bank_cap_hours", 0),
+            "bots": data.get("bots") or [],
+            "rated": data.get("rated"),
+        }
         try:
-            game = services.game_create(
-                creator=request.user,
-                kind=data["kind"],
-                player_count=data["players"],
-                options=data.get("options") or {},
-                days_per_move=data.get("days_per_move", 3),
-                bank_increment_hours=data.get("bank_increment_hours", 0),
-                bank_cap_hours=data.get("bank_cap_hours", 0),
-                bots=data.get("bots") or [],
-                rated=data.get("rated"),
-            )
+            if data.get("invitees"):
+                game = invitations.game_create_with_invitations(
+                    creator=request.user, invitees=data["invitees"], **table
+                )
+            else:
+                game = services.game_create(creator=request.user, **table)
         except services.GameServiceError as exc:
             raise service_error(exc) from None
         detail = selectors.game_detail(_game(game.pk, request.user), request.user)
@@ -176,14 +188,18 @@ class OpenGamesView(ApiView):
 
 class GameView(ApiView):
     @extend_schema(
-        responses={200: GameSerializer, **READ_ERRORS}, summary="One game", operation_id="game_read"
+        responses={200: GameReadSerializer, **READ_ERRORS},
+        summary="One game",
+        operation_id="game_read",
     )
     def get(self, request: Request, game_id: int) -> Response:
         game = _game(game_id, request.user)
         page = game_selectors.game_page(game=game, user=request.user, with_rated=False)
         # as the game page does: a log that does not replay freezes the game for staff
         integrity.freeze_if_unreplayable(page.unreplayable)
-        return render(GameSerializer, selectors.game_answer(page))
+        answer = selectors.game_answer(page)
+        answer["rematch"] = selectors.rematch(game, request.user)
+        return render(GameReadSerializer, answer)
 
 
 class ActionView(ApiView):
@@ -282,6 +298,124 @@ class RecordView(ApiView):
         return render(RecordSerializer, record)
 
 
+# -- invitations and rematches (friends) -------------------------------------------------------
+def _invitation_answer(request: Request, invitation_id: int, answer: Any) -> Response:
+    """An invitation answered or withdrawn by the caller; a refusal changes nothing."""
+    try:
+        row = answer(invitation_id=invitation_id, user=request.user)
+    except Invitation.DoesNotExist:
+        raise not_found() from None
+    except services.GameServiceError as exc:
+        raise service_error(exc) from None
+    row = Invitation.objects.select_related("inviter", "invitee").get(pk=row.pk)
+    return render(InvitationSerializer, selectors.invitation(row, request.user))
+
+
+class InvitationsView(ApiView):
+    @extend_schema(
+        responses={200: InvitationListSerializer, **ERRORS},
+        summary="My invitations",
+        operation_id="invitations",
+        description="The invitations waiting for my answer (to a table or a club), and the "
+        "ones I sent that are still waiting for theirs.",
+    )
+    def get(self, request: Request) -> Response:
+        return render(InvitationListSerializer, selectors.invitations_of(request.user))
+
+
+class GameInviteView(ApiView):
+    @extend_schema(
+        request=InviteSerializer,
+        responses={201: InvitationSerializer, **ACT_ERRORS},
+        summary="Invite to my open table",
+        operation_id="game_invite",
+        description="Holds a free seat of my open game for a player (by display name) or an "
+        "email address, who is emailed a link to accept or decline.",
+    )
+    def post(self, request: Request, game_id: int) -> Response:
+        data = _valid(InviteSerializer, request)
+        game = _game(game_id, request.user)
+        try:
+            row = invitations.game_invite(
+                game_id=game.pk, inviter=request.user, invitee=data["invitee"]
+            )
+        except services.GameServiceError as exc:
+            raise service_error(exc) from None
+        return render(InvitationSerializer, selectors.invitation(row, request.user), code=201)
+
+
+class InvitationAcceptView(ApiView):
+    @extend_schema(
+        request=None,
+        responses={200: InvitationSerializer, **ACT_ERRORS},
+        summary="Accept an invitation",
+        operation_id="invitation_accept",
+        description="Take the seat (or join the club) it holds: only the player invited.",
+    )
+    def post(self, request: Request, invitation_id: int) -> Response:
+        return _invitation_answer(request, invitation_id, invitations.accept)
+
+
+class InvitationDeclineView(ApiView):
+    @extend_schema(
+        request=None,
+        responses={200: InvitationSerializer, **ACT_ERRORS},
+        summary="Decline an invitation",
+        operation_id="invitation_decline",
+        description="No, thanks: its seat is free again.",
+    )
+    def post(self, request: Request, invitation_id: int) -> Response:
+        return _invitation_answer(request, invitation_id, invitations.decline)
+
+
+class InvitationWithdrawView(ApiView):
+    @extend_schema(
+        request=None,
+        responses={200: InvitationSerializer, **ACT_ERRORS},
+        summary="Withdraw an invitation",
+        operation_id="invitation_withdraw",
+        description="Take back an invitation I sent that is still waiting: its seat is free.",
+    )
+    def post(self, request: Request, invitation_id: int) -> Response:
+        return _invitation_answer(request, invitation_id, invitations.withdraw)
+
+
+class RematchView(ApiView):
+    @extend_schema(
+        request=None,
+        responses={200: RematchSerializer, **ACT_ERRORS},
+        summary="Offer or accept a rematch",
+        operation_id="rematch",
+        description="After a game's end: offers the same table again (same players, options "
+        "and clock, seats rotated by one), or accepts the offer there is. The new game starts "
+        "once every player has accepted (`new_game`).",
+    )
+    def post(self, request: Request, game_id: int) -> Response:
+        game = _game(game_id, request.user)
+        try:
+            rematches.rematch_reply(game_id=game.pk, user=request.user)
+        except services.GameServiceError as exc:
+            raise service_error(exc) from None
+        return render(RematchSerializer, selectors.rematch(game, request.user))
+
+
+class RematchDeclineView(ApiView):
+    @extend_schema(
+        request=None,
+        responses={200: RematchSerializer, **ACT_ERRORS},
+        summary="Decline a rematch",
+        operation_id="rematch_decline",
+        description="Closes the rematch offered for everyone.",
+    )
+    def post(self, request: Request, game_id: int) -> Response:
+        game = _game(game_id, request.user)
+        try:
+            rematches.rematch_decline(game_id=game.pk, user=request.user)
+        except services.GameServiceError as exc:
+            raise service_error(exc) from None
+        return render(RematchSerializer, selectors.rematch(game, request.user))
+
+
 # -- ratings ------------------------------------------------------------------------------------
 KIND = OpenApiParameter("kind", str, OpenApiParameter.PATH, enum=list(GameKind.values))
 
@@ -336,7 +470,7 @@ class LeagueView(ApiView):
         operation_id="league_read",
     )
     def get(self, request: Request, league_id: int) -> Response:
-        league = get_object_or_404(League, pk=league_id)
+        league = get_object_or_404(leagues.visible_leagues(request.user), pk=league_id)
         return render(LeagueDetailSerializer, selectors.league_detail(league, request.user))
 
 
@@ -349,7 +483,7 @@ class LeagueJoinView(ApiView):
     )
     def post(self, request: Request, league_id: int) -> Response:
         data = _valid(LeagueJoinSerializer, request)
-        league = get_object_or_404(League, pk=league_id)
+        league = get_object_or_404(leagues.visible_leagues(request.user), pk=league_id)
         try:
             leagues.league_join(
                 league_id=league.pk, user=request.user, max_games=data.get("max_games", 2)
@@ -367,7 +501,7 @@ class LeagueLeaveView(ApiView):
         operation_id="league_leave",
     )
     def post(self, request: Request, league_id: int) -> Response:
-        league = get_object_or_404(League, pk=league_id)
+        league = get_object_or_404(leagues.visible_leagues(request.user), pk=league_id)
         try:
             leagues.league_leave(league_id=league.pk, user=request.user)
         except leagues.LeagueError as exc:
@@ -376,6 +510,12 @@ class LeagueLeaveView(ApiView):
 
 
 # -- tournaments --------------------------------------------------------------------------------
+def _tournament(tournament_id: int, user: Any) -> Tournament:
+    """The tournament, as ``user`` may see it: a private one is its entrants', organiser's and
+    staff's (tournaments.private_tournaments), answered to others as one that does not exist."""
+    return get_object_or_404(private_tournaments.visible_tournaments(user), pk=tournament_id)
+
+
 class TournamentsView(ApiView):
     @extend_schema(
         responses={200: TournamentSerializer(many=True), **ERRORS},
@@ -393,7 +533,7 @@ class TournamentView(ApiView):
         operation_id="tournament_read",
     )
     def get(self, request: Request, tournament_id: int) -> Response:
-        tournament = get_object_or_404(Tournament, pk=tournament_id)
+        tournament = _tournament(tournament_id, request.user)
         return render(
             TournamentDetailSerializer, selectors.tournament_detail(tournament, request.user)
         )
@@ -407,7 +547,7 @@ class TournamentJoinView(ApiView):
         operation_id="tournament_join",
     )
     def post(self, request: Request, tournament_id: int) -> Response:
-        tournament = get_object_or_404(Tournament, pk=tournament_id)
+        tournament = _tournament(tournament_id, request.user)
         try:
             rounds.tournament_signup(tournament_id=tournament.pk, user=request.user)
         except rounds.TournamentError as exc:
@@ -425,7 +565,7 @@ class TournamentLeaveView(ApiView):
         operation_id="tournament_leave",
     )
     def post(self, request: Request, tournament_id: int) -> Response:
-        tournament = get_object_or_404(Tournament, pk=tournament_id)
+        tournament = _tournament(tournament_id, request.user)
         try:
             rounds.tournament_withdraw(tournament_id=tournament.pk, user=request.user)
         except rounds.TournamentError as exc:

@@ -71,6 +71,14 @@ class TournamentCreateForm(forms.Form):
             "their current scores."
         ),
     )
+    private = forms.BooleanField(
+        label=_("Private tournament"),
+        required=False,
+        help_text=_(
+            "Not listed among the tournaments, and only its players can see it and its games. "
+            "You get a link to share with the people you want in it."
+        ),
+    )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -110,6 +118,7 @@ class TournamentCreateForm(forms.Form):
             "bank_cap_hours": data["bank_cap_hours"],
             "signup_until": data["signup_until"],
             "round_days": data["round_days"],
+            "private": bool(data.get("private")),
         }
 
 

@@ -88,6 +88,7 @@ from django.db.models import Max
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from accounts import blocks
 from games import timeouts
 from games.engine import RecordError, game_class
 from games.models import (
@@ -99,7 +100,7 @@ from games.models import (
     GameStatus,
     Seat,
 )
-from games.services import game_create_seated
+from games.services import game_create_seated, new_join_secret
 
 from .creation_limits import tournament_refusal
 from .models import START_RATING, Rating, Round, Tournament, TournamentGame, TournamentPlayer
@@ -161,9 +162,12 @@ def tournament_create(
     bank_cap_hours: int = 0,
     options: dict[str, bool] | None = None,
     now: datetime | None = None,
+    private: bool = False,
 ) -> Tournament:
     """A new tournament open for sign-up until ``signup_until``; raises TournamentError, also
-    when the creator has as many tournaments as a player may (tournaments.creation_limits)."""
+    when the creator has as many tournaments as a player may (tournaments.creation_limits).
+    ``private``: a private tournament, signed up for by its link (tournaments.private_tournaments).
+    """
     now = now or timezone.now()
     name = (name or "").strip()
     if not name or len(name) > 80:
@@ -213,17 +217,30 @@ def tournament_create(
             options=opts,
             created_by=creator,
             created_at=now,
+            private=private,
+            join_secret=new_join_secret() if private else "",
         )
 
 
 def tournament_signup(
-    *, tournament_id: int, user: Any, now: datetime | None = None
+    *, tournament_id: int, user: Any, now: datetime | None = None, admitted: bool = False
 ) -> TournamentPlayer:
-    """Sign ``user`` up, while sign-up is open. Raises Tournament.DoesNotExist, TournamentError."""
+    """Sign ``user`` up, while sign-up is open. Raises Tournament.DoesNotExist, TournamentError.
+
+    A private tournament takes its organiser (and staff) and the players its link admits
+    (``admitted``: the caller, tournaments.private_tournaments.signup_by_link, checked the
+    secret), never someone who and its organiser blocked one another."""
     now = now or timezone.now()
     with transaction.atomic():
         tournament = Tournament.objects.select_for_update().get(pk=tournament_id)
         _check_signup_open(tournament, now)
+        if tournament.private and not admitted and not may_organise(tournament, user):
+            raise TournamentError(
+                _("This tournament is private: players sign up by the link its organiser shares.")
+            )
+        organiser = [tournament.created_by_id] if tournament.created_by_id else []
+        if tournament.private and blocks.apart(user.pk, organiser):
+            raise TournamentError(_("You cannot sign up for this tournament."))
         if tournament.players.filter(user=user).exists():
             raise TournamentError(_("You are already signed up."))
         try:
@@ -480,6 +497,7 @@ def _start_game(tournament: Tournament, entrants: Sequence[TournamentPlayer]) ->
         days_per_move=tournament.days_per_move,
         bank_increment_hours=tournament.bank_increment_hours,
         bank_cap_hours=tournament.bank_cap_hours,
+        private=tournament.private,  # a private tournament's tables are their players' alone
     )
 
 

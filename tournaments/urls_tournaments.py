@@ -24,4 +24,13 @@ urlpatterns = [
         "tournaments/<int:tournament_id>/bots/<int:entry_id>/remove/",
         views.tournament_bot_remove, name="tournament_bot_remove",
     ),
+    # a private tournament's sign-up link (tournaments.private_tournaments) and its renewal
+    path(
+        "tournaments/<int:tournament_id>/join/<str:secret>/", views.tournament_private_join,
+        name="tournament_private_join",
+    ),
+    path(
+        "tournaments/<int:tournament_id>/link/", views.tournament_link_renew,
+        name="tournament_link_renew",
+    ),
 ]

@@ -1,5 +1,7 @@
 """Tournament pages: the list, a tournament (players, rounds, tables, standings), creating
-one, signing up or withdrawing, and the organiser adding or removing bot entrants.
+one, signing up or withdrawing, and the organiser adding or removing bot entrants. A private
+tournament (tournaments.private_tournaments) is 404 for whoever may not see it; its sign-up
+link's page and its renewal are here too.
 
 Views only route: reads come from ``rounds`` (the standings selector, the rounds with their
 tables), checks from the form, writes from the ``rounds`` services; a refusal becomes a message.
@@ -18,13 +20,14 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from games.listings import game_url
 from games.models import GameStatus
 from keltis_site.pagination import paginate
 
-from . import rounds
+from . import private_tournaments, rounds
 from .forms_tournaments import BotAddForm, TournamentCreateForm
 from .models import Tournament, TournamentGame, TournamentPlayer
 
@@ -37,9 +40,8 @@ PAGE_SIZE = 20
 def tournament_list(request: HttpRequest) -> HttpResponse:
     """Three sections (open for sign-up, running, finished), each paginated on its own
     (``?signup_page=``, ``?running_page=``, ``?finished_page=``)."""
-    base = Tournament.objects.annotate(player_count=Count("players")).order_by(
-        "signup_until", "pk"
-    )
+    visible = private_tournaments.visible_tournaments(request.user)
+    base = visible.annotate(player_count=Count("players")).order_by("signup_until", "pk")
     sections = {
         "signup": base.filter(status=Status.SIGNUP),
         "running": base.filter(status=Status.RUNNING),
@@ -117,6 +119,8 @@ def tournament_detail(request: HttpRequest, tournament_id: int) -> HttpResponse:
     tournament = get_object_or_404(
         Tournament.objects.select_related("created_by"), pk=tournament_id
     )
+    if not private_tournaments.may_view(tournament, request.user):
+        raise Http404
     players = list(tournament.players.select_related("user").order_by("seed", "joined_at", "pk"))
     standings = rounds.tournament_standings(tournament)
     if tournament.format == Tournament.Format.ELIMINATION:
@@ -126,6 +130,7 @@ def tournament_detail(request: HttpRequest, tournament_id: int) -> HttpResponse:
     viewer_id = request.user.pk if request.user.is_authenticated else None
     entrants = {p.pk: p for p in players}
     signup_open = rounds.signup_open(tournament)
+    organising = rounds.may_organise(tournament, request.user)
     return render(
         request,
         "tournaments/tournaments/detail.html",
@@ -139,10 +144,12 @@ def tournament_detail(request: HttpRequest, tournament_id: int) -> HttpResponse:
             ],
             "rounds_planned": rounds.rounds_planned(tournament, len(players)),
             "signup_open": signup_open,
-            "bot_form": (
-                BotAddForm()
-                if signup_open and rounds.may_organise(tournament, request.user)
-                else None
+            "bot_form": BotAddForm() if signup_open and organising else None,
+            # a private tournament's link, for its organiser to share while sign-up is open
+            "private_link": (
+                private_tournaments.join_url(tournament)
+                if tournament.private and tournament.join_secret and signup_open and organising
+                else ""
             ),
             "max_bots": rounds.MAX_BOTS,
             "signed_up": viewer_id is not None and any(p.user_id == viewer_id for p in players),
@@ -169,10 +176,20 @@ def tournament_create(request: HttpRequest) -> HttpResponse:
     return render(request, "tournaments/tournaments/create.html", {"form": form})
 
 
+def _visible_or_404(request: HttpRequest, tournament_id: int) -> Tournament:
+    """The tournament, or 404 for an unknown one and for a private one the viewer may not see
+    (its number says nothing to a stranger)."""
+    tournament = Tournament.objects.filter(pk=tournament_id).first()
+    if tournament is None or not private_tournaments.may_view(tournament, request.user):
+        raise Http404
+    return tournament
+
+
 def _signup_action(request: HttpRequest, tournament_id: int, *, withdraw: bool) -> HttpResponse:
     url = reverse("tournament_detail", args=[tournament_id])
     if not request.user.is_authenticated:
         return redirect_to_login(url)
+    tournament = _visible_or_404(request, tournament_id)
     service = rounds.tournament_withdraw if withdraw else rounds.tournament_signup
     try:
         service(tournament_id=tournament_id, user=request.user)
@@ -183,6 +200,8 @@ def _signup_action(request: HttpRequest, tournament_id: int, *, withdraw: bool) 
     else:
         if withdraw:
             messages.success(request, _("You withdrew from the tournament."))
+            if not private_tournaments.may_view(tournament, request.user):
+                return redirect("tournament_list")  # a private one is no longer theirs to see
         else:
             messages.success(
                 request, _("You are signed up. The first round starts when sign-up closes.")
@@ -206,6 +225,7 @@ def tournament_bot_add(request: HttpRequest, tournament_id: int) -> HttpResponse
     url = reverse("tournament_detail", args=[tournament_id])
     if not request.user.is_authenticated:
         return redirect_to_login(url)
+    _visible_or_404(request, tournament_id)
     form = BotAddForm(request.POST)
     if not form.is_valid():
         messages.error(request, " ".join(form.errors["level"]))
@@ -229,6 +249,7 @@ def tournament_bot_remove(request: HttpRequest, tournament_id: int, entry_id: in
     url = reverse("tournament_detail", args=[tournament_id])
     if not request.user.is_authenticated:
         return redirect_to_login(url)
+    _visible_or_404(request, tournament_id)
     try:
         rounds.bot_remove(tournament_id=tournament_id, user=request.user, entry_id=entry_id)
     except Tournament.DoesNotExist:
@@ -237,4 +258,64 @@ def tournament_bot_remove(request: HttpRequest, tournament_id: int, entry_id: in
         messages.error(request, str(exc))
     else:
         messages.success(request, _("The bot is out of the tournament."))
+    return redirect(url)
+
+
+# -- a private tournament's link ----------------------------------------------------------------
+PRIVATE_JOIN = "tournaments/tournaments/private_join.html"
+
+
+@never_cache
+@require_http_methods(["GET", "POST"])
+def tournament_private_join(request: HttpRequest, tournament_id: int, secret: str) -> HttpResponse:
+    """A private tournament's sign-up link: GET shows it and a button, only the POST signs up.
+    A forged or renewed link is 404 and changes nothing."""
+    if not request.user.is_authenticated:
+        # sign up or log in first, then back to this link
+        return redirect_to_login(request.get_full_path())
+    tournament = Tournament.objects.filter(pk=tournament_id).select_related("created_by").first()
+    if tournament is None or not private_tournaments.link_matches(tournament, secret):
+        refused = private_tournaments.link_not_valid_text()
+        return render(request, PRIVATE_JOIN, {"refused": refused}, status=404)
+    if tournament.players.filter(user_id=request.user.pk).exists():
+        return redirect("tournament_detail", tournament.pk)
+    if request.method == "POST":
+        try:
+            private_tournaments.signup_by_link(
+                tournament_id=tournament.pk, secret=secret, user=request.user
+            )
+        except private_tournaments.LinkNotValid as exc:
+            return render(request, PRIVATE_JOIN, {"refused": str(exc)}, status=404)
+        except rounds.TournamentError as exc:
+            return render(request, PRIVATE_JOIN, {"refused": str(exc)}, status=409)
+        messages.success(
+            request, _("You are signed up. The first round starts when sign-up closes.")
+        )
+        return redirect("tournament_detail", tournament.pk)
+    context = {
+        "tournament": tournament,
+        "organiser": tournament.created_by.public_name if tournament.created_by else "",
+        "entrants": tournament.players.count(),
+        "open": rounds.signup_open(tournament),
+    }
+    return render(request, PRIVATE_JOIN, context)
+
+
+@require_POST
+def tournament_link_renew(request: HttpRequest, tournament_id: int) -> HttpResponse:
+    """The organiser gives the private tournament a new link; the old one stops working."""
+    url = reverse("tournament_detail", args=[tournament_id])
+    if not request.user.is_authenticated:
+        return redirect_to_login(url)
+    _visible_or_404(request, tournament_id)
+    try:
+        private_tournaments.link_renew(tournament_id=tournament_id, user=request.user)
+    except Tournament.DoesNotExist:
+        raise Http404 from None
+    except rounds.TournamentError as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(
+            request, _("The tournament has a new link: the old one no longer works.")
+        )
     return redirect(url)
