@@ -123,7 +123,9 @@ def name_keys(name: str) -> NameKeys:
     return NameKeys(skeleton(name), skeleton(str(_NFKC_CASEFOLD.normalize(name))))
 
 
-def _is_refused(character: str) -> bool:
+def is_refused_character(character: str) -> bool:
+    """A control, format (bidi), invisible or blank-looking character: refused in names, and
+    in table talk but for its line breaks."""
     return (
         icu.Char.charType(character) in _REFUSED_CATEGORIES
         or icu.Char.hasBinaryProperty(character, icu.UProperty.DEFAULT_IGNORABLE_CODE_POINT)
@@ -154,7 +156,7 @@ def has_stray_marks(value: str) -> bool:
 def validate_characters(value: str) -> None:
     """Refuse invisible, control and text-direction characters, line breaks, and spacing
     other than single plain spaces between words (two names must not differ by spaces)."""
-    if any(_is_refused(character) for character in value):
+    if any(is_refused_character(character) for character in value):
         raise ValidationError(
             _(
                 "A display name cannot contain line breaks, invisible characters or "
@@ -259,7 +261,7 @@ def tidy(name: str) -> str:
     """``name`` with every run of spacing and line breaks made one plain space, none at the
     ends, and the other characters validate_characters refuses left out: for names stored
     before these rules (the migration that filled the keys). May be too short to keep."""
-    kept = "".join(" " if c.isspace() else "" if _is_refused(c) else c for c in name)
+    kept = "".join(" " if c.isspace() else "" if is_refused_character(c) else c for c in name)
     return " ".join(kept.split())
 
 

@@ -114,6 +114,12 @@ class User(AbstractUser):
     #: name (notifications.models.Channel): {"push": "every_turn"}; a channel absent is off.
     #: On the user row, which play reads with the seats: a move's outbox rows need no query.
     channel_modes = models.JSONField(_("notification channels"), default=dict, blank=True)
+    #: the choice for table talk on each channel (notifications.models.MessageMode), by the
+    #: channel's name: {"email": "with_turn"}; a channel absent takes MessageMode's default
+    message_modes = models.JSONField(_("table talk notifications"), default=dict, blank=True)
+    #: whether the player's table talk may be in a finished game's downloaded record (talk:
+    #: a record holds talk only when every author of it agreed)
+    talk_in_records = models.BooleanField(_("my table talk in game records"), default=False)
     #: local hour (in the user's time zone) at which the daily digest goes out
     digest_hour = models.PositiveSmallIntegerField(_("digest hour"), default=7)
     #: when the player's latest vacation ends (None: never had one), kept by Vacation's save

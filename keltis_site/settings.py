@@ -86,6 +86,7 @@ INSTALLED_APPS = [
     "notifications",
     "tournaments",
     "friends",
+    "talk",
     "live",
     "rest_framework",
     "drf_spectacular",
@@ -389,6 +390,14 @@ MAX_BOT_GAMES_PER_PLAYER: int = env.int("MAX_BOT_GAMES_PER_PLAYER", default=5)
 # limit keeps one account from using us to send mail to strangers).
 INVITATION_DAYS: int = env.int("INVITATION_DAYS", default=7)
 INVITATIONS_TO_ADDRESSES_PER_DAY: int = env.int("INVITATIONS_TO_ADDRESSES_PER_DAY", default=10)
+# Table talk (talk): the longest message, how many one player may write at one table in a
+# minute and in an hour, how many days after a game's end its talk stays open, and how old an
+# account must be for the links it writes to be links (younger: shown as text).
+TALK_MAX_LENGTH: int = env.int("TALK_MAX_LENGTH", default=500)
+TALK_RATE_PER_MINUTE: str = env.str("TALK_RATE_PER_MINUTE", default="5/m")
+TALK_RATE_PER_HOUR: str = env.str("TALK_RATE_PER_HOUR", default="60/h")
+TALK_OPEN_DAYS_AFTER_END: int = env.int("TALK_OPEN_DAYS_AFTER_END", default=30)
+TALK_LINKS_AFTER_DAYS: int = env.int("TALK_LINKS_AFTER_DAYS", default=7)
 # Clubs (player-run leagues, friends.clubs): how many active ones a player may run at once.
 MAX_CLUBS_PER_PLAYER: int = env.int("MAX_CLUBS_PER_PLAYER", default=3)
 MAX_SIGNUP_TOURNAMENTS_PER_PLAYER: int = env.int("MAX_SIGNUP_TOURNAMENTS_PER_PLAYER", default=3)

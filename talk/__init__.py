@@ -1,0 +1,1 @@
+"""Table talk (issue 29): what the players of a game write to one another."""

@@ -1,0 +1,83 @@
+"""Reading a table's talk as one reader may see it: hidden messages stay in place as "hidden
+by staff", and nothing a player the reader blocked wrote is shown to them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from accounts.models import Block
+from games.models import Game
+
+from . import rules
+from .models import Message
+
+
+@dataclass(frozen=True)
+class ShownMessage:
+    """A message as a reader sees it (``text`` empty when hidden by staff)."""
+
+    id: int
+    author_id: int
+    author: str
+    author_username: str
+    seq: int
+    created_at: datetime
+    text: str
+    hidden: bool
+    #: whether its links may be links (the author's account is old enough)
+    links: bool
+
+
+def _blocked_by(viewer: Any) -> set[int]:
+    if viewer is None or not getattr(viewer, "is_authenticated", False):
+        return set()
+    return set(Block.objects.filter(blocker_id=viewer.pk).values_list("blocked_id", flat=True))
+
+
+def messages_for(
+    game: Game, viewer: Any, *, after_seq: int | None = None, limit: int | None = None
+) -> list[ShownMessage]:
+    """``game``'s talk for ``viewer``, oldest first (``after_seq``: only what was written after
+    that move number; ``limit``: the newest so many). Empty for a reader who may not read it."""
+    if not rules.may_read(game, viewer):
+        return []
+    rows = Message.objects.filter(game=game).select_related("author")
+    blocked = _blocked_by(viewer)
+    if blocked:
+        rows = rows.exclude(author_id__in=blocked)
+    if after_seq is not None:
+        rows = rows.filter(seq__gt=after_seq)
+    rows = rows.order_by("-created_at", "-pk")
+    if limit is not None:
+        rows = rows[:limit]
+    return [shown(message) for message in reversed(list(rows))]
+
+
+def shown(message: Message) -> ShownMessage:
+    return ShownMessage(
+        id=message.pk,
+        author_id=message.author_id,
+        author=message.author.public_name,
+        author_username=message.author.username,
+        seq=message.seq,
+        created_at=message.created_at,
+        text="" if message.hidden else message.text,
+        hidden=message.hidden,
+        links=rules.links_allowed(message.author),
+    )
+
+
+def messages_since_turn(game: Game, reader: Any, since_seq: int) -> list[ShownMessage]:
+    """What the others wrote since ``since_seq`` (the reader's last turn), for their turn email;
+    nothing when the reader muted the table."""
+    from .services import is_muted
+
+    if is_muted(game.pk, reader):
+        return []
+    return [
+        m
+        for m in messages_for(game, reader, after_seq=since_seq)
+        if m.author_id != reader.pk and not m.hidden
+    ]
