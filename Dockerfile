@@ -41,6 +41,8 @@ COPY keltis_site keltis_site
 COPY accounts accounts
 COPY games games
 COPY tournaments tournaments
+COPY friends friends
+COPY talk talk
 COPY notifications notifications
 COPY live live
 COPY api api

@@ -253,7 +253,7 @@ class FillPlan:
     checkpoints: int = 8
     seed: int = 2026
     #: bumped whenever the fill writes something else, so that an older fill is redone
-    layout: int = 4
+    layout: int = 5
 
     @property
     def running(self) -> int:
@@ -399,7 +399,7 @@ USER_COLUMNS = (
     "id", "password", "last_login", "is_superuser", "username", "first_name", "last_name",
     "is_staff", "is_active", "date_joined", "email", "display_name", "time_zone", "language",
     "digest_hour", "email_mode", "always_notify", "channel_modes", "is_bot",
-    "display_name_skeleton", "display_name_folded_skeleton",
+    "display_name_skeleton", "display_name_folded_skeleton", "message_modes", "talk_in_records",
 )  # fmt: skip
 GAME_COLUMNS = (
     "id", "kind", "options", "player_count", "days_per_move", "status", "setup", "created_at",
@@ -464,7 +464,7 @@ def user_rows(plan: FillPlan, now: datetime) -> Iterator[tuple[Any, ...]]:
         yield (
             i, "!bench-unusable", None, False, f"bench{i}", "", "", False, True,
             now - timedelta(days=400), f"bench{i}@example.invalid", f"Bench player {i}", "UTC",
-            "en", 7, "every_turn", False, "{}", False, *keys,
+            "en", 7, "every_turn", False, "{}", False, *keys, "{}", False,
         )  # fmt: skip
 
 

@@ -23,12 +23,16 @@ from django.test import Client, RequestFactory
 from django.utils import timezone, translation
 
 from accounts.models import User
+from friends import optout
+from friends.invitations import game_create_with_invitations
+from friends.models import Invitation
 from games.models import Game, GameStatus
 from games.services import action_submit, game_create, game_join
 from games.state import engine_state
 from keltis_site.errors import server_error
 from notifications.links import ActionLink, unsubscribe_url
 from tests.browser.page_checkers import axe_violations, html_errors
+from tournaments.clubs import club_create
 from tournaments.leagues import league_create, league_join
 from tournaments.rounds import bot_add, tournament_create, tournament_signup
 
@@ -95,6 +99,13 @@ def _build_site() -> Site:
     assert finished.status == GameStatus.FINISHED
     league = league_create(name="Evening league", kind="keltis")
     league_join(league_id=league.pk, user=anna)
+    # playing with friends: anna's table with invitations, her club, and the links a newcomer
+    # follows from an invitation email (to take the seat, or never to be emailed again)
+    invited = game_create_with_invitations(
+        creator=anna, invitees=["bela", "dora@example.test"], kind="keltis", player_count=3
+    )
+    by_address = Invitation.objects.get(game=invited, invitee=None)
+    club = club_create(creator=anna, name="Anna's club", kind="keltis", private=True)
     # organised by anna, who sees it with the organiser's bot form and a bot entrant
     tournament = tournament_create(
         creator=anna, name="Winter cup", kind="keltis", format="swiss",
@@ -128,6 +139,8 @@ def _build_site() -> Site:
         "/accounts/confirm-email/": "verification sent",
         f"/accounts/confirm-email/{EmailConfirmationHMAC(address).key}/": "confirm email",
         urlsplit(unsubscribe_url(anna.pk)).path: "unsubscribe link",
+        f"/invitations/{by_address.pk}/{by_address.secret}/": "invitation link",
+        urlsplit(optout.url(by_address.email, "en")).path: "never email me again",
     }
     site.player = common | {
         "/games/new/": "create game",
@@ -138,10 +151,14 @@ def _build_site() -> Site:
         "/accounts/email/": "email addresses",
         "/accounts/password/change/": "password change",
         "/accounts/logout/": "log out",
-        "/leagues/new/": "403",
+        "/leagues/new/": "create a club",
+        f"/leagues/{club.pk}/": "club, as its organiser",
+        f"/leagues/{club.pk}/invite/": "club invitations",
+        f"/leagues/{club.pk}/edit/": "club settings",
     }
     games = {
         f"/games/{open_game.pk}/": "open game",
+        f"/games/{invited.pk}/": "open game with invitations",
         f"/games/{finished.pk}/": "finished game",
         f"/games/{finished.pk}/history/": "history of a finished game",
     }

@@ -29,7 +29,7 @@ ROOT = Path(settings.BASE_DIR)
 #: what makemessages reads: the apps and the templates (not tests, bench or the venv)
 SOURCES = [
     "manage.py", "keltis_site", "accounts", "games", "notifications", "tournaments", "live", "api",
-    "friends",
+    "friends", "talk",
     "templates",
 ]
 
