@@ -22,6 +22,7 @@ from rest_framework.views import exception_handler as drf_exception_handler
 from friends import invitations, rematches
 from games import services as game_services
 from games.error_messages import service_error_text
+from talk import services as talk
 from tournaments.leagues import LeagueError
 from tournaments.rounds import TournamentError
 
@@ -78,10 +79,23 @@ FRIENDS_CODES = _codes(invitations, invitations.InvitationError) | _codes(
     rematches, rematches.RematchError
 )
 
+#: table talk's refusals (talk.services): each names its own ``code``; the HTTP status of the
+#: first class here it is an instance of
+TALK_ERRORS: list[tuple[type[Exception], int]] = [
+    (talk.NotAtTheTable, status.HTTP_403_FORBIDDEN),
+    (talk.TalkSuspended, status.HTTP_403_FORBIDDEN),
+    (talk.TalkClosed, status.HTTP_409_CONFLICT),
+    (talk.TalkTooFast, status.HTTP_429_TOO_MANY_REQUESTS),
+    (talk.MessageNotValid, status.HTTP_400_BAD_REQUEST),
+    (talk.TalkError, status.HTTP_400_BAD_REQUEST),
+]
+TALK_CODES = _codes(talk, talk.TalkError)
+
 #: the codes a program may meet, for the docs and the schema
 CODES = sorted(
     {code for _cls, code, _st in GAME_ERRORS}
     | FRIENDS_CODES
+    | TALK_CODES
     | {
         "not_authenticated",
         "invalid_token",
@@ -108,6 +122,10 @@ CODES = sorted(
 
 def service_error(exc: Exception) -> ApiError:
     """The API's answer to a service's refusal."""
+    for cls, http_status in TALK_ERRORS:
+        if isinstance(exc, cls):
+            code = exc.code if exc.code in TALK_CODES else cls.code  # type: ignore[attr-defined]
+            return ApiError(code, service_error_text(exc), http_status)  # type: ignore[arg-type]
     for cls, http_status in FRIENDS_ERRORS:
         if isinstance(exc, cls):
             code = exc.code if exc.code in FRIENDS_CODES else cls.code  # type: ignore[attr-defined]

@@ -196,6 +196,13 @@ class InviteSerializer(serializers.Serializer):
     )
 
 
+class TalkRecordSerializer(serializers.Serializer):
+    seq = serializers.IntegerField(help_text="the move number it was written at")
+    author = serializers.CharField(help_text="the author's display name")
+    created_at = serializers.DateTimeField()
+    text = serializers.CharField()
+
+
 class RecordSerializer(serializers.Serializer):
     format = serializers.IntegerField()
     game = serializers.ChoiceField(choices=GameKind.choices)
@@ -203,6 +210,36 @@ class RecordSerializer(serializers.Serializer):
     options = serializers.DictField(child=serializers.BooleanField())
     setup = serializers.JSONField()
     actions = serializers.ListField(child=serializers.CharField())
+    talk = TalkRecordSerializer(
+        many=True,
+        required=False,
+        help_text="the table talk, only when every author agreed to have it in records",
+    )
+
+
+class MessageSerializer(serializers.Serializer):
+    id = serializers.IntegerField(help_text="send it as ?after= to read only newer ones")
+    game = serializers.IntegerField()
+    author = serializers.CharField(help_text="the author's display name")
+    author_username = serializers.CharField()
+    seq = serializers.IntegerField(help_text="the game's move number it was written at")
+    created_at = serializers.DateTimeField()
+    text = serializers.CharField(
+        allow_blank=True, help_text="as typed: plain text, never HTML; empty when hidden"
+    )
+    hidden = serializers.BooleanField(help_text="hidden by staff")
+
+
+class MessageListSerializer(serializers.Serializer):
+    messages = MessageSerializer(many=True, help_text="oldest first")
+    more = serializers.BooleanField(help_text="more messages follow: ask again with ?after=")
+    may_write = serializers.BooleanField(help_text="I may write at this table now")
+
+
+class MessageInSerializer(serializers.Serializer):
+    text = serializers.CharField(
+        max_length=10_000, trim_whitespace=False, help_text="plain text (TALK_MAX_LENGTH)"
+    )
 
 
 class LeaderboardRowSerializer(serializers.Serializer):

@@ -9,7 +9,10 @@ whose turn), never a card, and each becomes the events it means for this player:
 - ``move`` {game, seq, to_move}: a game of mine moved on;
 - ``game_start`` {game}: a game that seats me started (a league or tournament table included);
 - ``seated`` {game}: an open game now seats me (I joined it, or was seated), waiting to start;
-- ``game_over`` {game, seq}: a game of mine finished.
+- ``game_over`` {game, seq}: a game of mine finished;
+- ``message`` {game, message, author, author_username, seq, created_at, text, hidden}: a
+  table talk message at a game of mine, written or hidden by staff (then ``text`` is empty);
+  never one of a player I blocked, nor at a table whose talk I muted.
 
 Server-Sent Events (``text/event-stream``, the default) or NDJSON (``Accept:
 application/x-ndjson`` or ``?format=ndjson``). A keep-alive every LIVE_KEEPALIVE_SECONDS (an SSE
@@ -29,6 +32,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.db.models import F, Max, Q
 from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.utils import translation
@@ -42,6 +46,9 @@ from live.hub import Subscription, hub
 from live.limits import limits
 from live.messages import GameChange
 from live.visitors import StreamBody, Visitor, refused_text, visitor_address
+from talk import selectors as talk_selectors
+from talk.models import Message
+from talk.services import is_muted
 
 from .authentication import bearer_secret
 from .models import ApiToken, Scope
@@ -71,9 +78,37 @@ def _seat_and_creator(game_id: int, user_id: int) -> tuple[int | None, int | Non
     return seat.first(), creator
 
 
+#: the most table talk messages a reconnecting stream first sends
+TALK_CATCH_UP = 100
+
+
+def message_event(message_id: int, user: Any) -> list[Event]:
+    """The ``message`` event of one table talk message for ``user``: none when they may not
+    read its game, blocked its author or muted the table (a hidden one has empty text)."""
+    shown = talk_selectors.message_for(message_id, user)
+    if shown is None:
+        return []
+    message = Message.objects.filter(pk=message_id).values_list("game_id", flat=True).first()
+    if message is None or is_muted(message, user):
+        return []
+    return [(
+        "message",
+        {
+            "game": message, "message": shown.id, "author": shown.author,
+            "author_username": shown.author_username, "seq": shown.seq,
+            "created_at": shown.created_at.isoformat(), "text": shown.text,
+            "hidden": shown.hidden,
+        },
+    )]  # fmt: skip
+
+
 def describe(change: GameChange, user_id: int, known: Known) -> list[Event]:
     """The events ``change`` means for ``user_id``, given what the stream last told them
-    (``known``: game -> (seq, status), updated here). One query at most."""
+    (``known``: game -> (seq, status), updated here). One query at most for a game's
+    change; a few for a table talk message."""
+    if change.message is not None:
+        user = get_user_model().objects.filter(pk=user_id).first()
+        return [] if user is None else message_event(change.message, user)
     before = known.get(change.game)
     if before == (change.seq, change.status):
         return []
@@ -101,7 +136,8 @@ def describe(change: GameChange, user_id: int, known: Known) -> list[Event]:
 
 def opening(user_id: int, since_ms: int | None) -> tuple[Known, list[Event]]:
     """What the stream knows at its start, and what it first sends: my turns (no ``since``),
-    or what changed in my games since ``since_ms`` (a reconnect)."""
+    or what changed in my games since ``since_ms`` (a reconnect), then the table talk
+    messages written there since (the first TALK_CATCH_UP)."""
     mine = Game.objects.filter(seats__user_id=user_id)
     known: Known = {
         pk: (seq, status)
@@ -145,6 +181,14 @@ def opening(user_id: int, since_ms: int | None) -> tuple[Known, list[Event]]:
             events.append(("game_over", {"game": game.pk, "seq": game.seq}))
         elif game.status == GameStatus.RUNNING and game.to_move == seat and not game.frozen:
             events.append(("my_turn", {"game": game.pk, "seq": game.seq}))
+    user = get_user_model().objects.filter(pk=user_id).first()
+    talk = (
+        Message.objects.filter(game__seats__user_id=user_id, created_at__gt=since)
+        .order_by("pk")
+        .values_list("pk", flat=True)[:TALK_CATCH_UP]
+    )
+    for message_id in talk if user is not None else []:
+        events += message_event(message_id, user)
     return known, events
 
 

@@ -64,6 +64,18 @@ EVENTS = {
     "game_start": _event("game_start", "A game that seats me started."),
     "seated": _event("seated", "An open game now seats me, waiting to start."),
     "game_over": _event("game_over", "A game of mine finished.", seq=_seq()),
+    "message": _event(
+        "message",
+        "A table talk message at a game of mine: written, or hidden by staff (then `text` is "
+        "empty). Never one of a player I blocked, nor at a table whose talk I muted.",
+        message=serializers.IntegerField(help_text="the message's id"),
+        author=serializers.CharField(help_text="the author's display name"),
+        author_username=serializers.CharField(),
+        seq=serializers.IntegerField(help_text="the game's move number it was written at"),
+        created_at=serializers.DateTimeField(),
+        text=serializers.CharField(allow_blank=True, help_text="as typed: plain text, never HTML"),
+        hidden=serializers.BooleanField(help_text="hidden by staff"),
+    ),
 }
 
 STREAM_EVENT = PolymorphicProxySerializer(
@@ -87,7 +99,8 @@ every LIVE_KEEPALIVE_SECONDS: an SSE comment, an empty NDJSON line). Served by t
 server (see docs/api.md). No event carries a card: read the game to see it.
 
 Events: `my_turn` {game, seq}, `move` {game, seq, to_move}, `game_start` {game}, `seated`
-{game}, `game_over` {game, seq}.
+{game}, `game_over` {game, seq}, `message` {game, message, author, author_username, seq,
+created_at, text, hidden} (table talk).
 
 - `text/event-stream` (the default): Server-Sent Events, each with `id:`, `event:` (the type)
   and `data:` (the event's fields but `id` and `type`, as JSON).
@@ -95,7 +108,8 @@ Events: `my_turn` {game, seq}, `move` {game, seq, to_move}, `game_start` {game},
   `StreamEvent` a line.
 
 A fresh stream first sends a `my_turn` for every game awaiting me; with `Last-Event-ID` (or
-`?since=`) it first sends what happened in my games since, one event per kind and game."""
+`?since=`) it first sends what happened in my games since, one event per kind and game, and the
+table talk messages written there since."""
 
 
 class StreamSchemaView(APIView):

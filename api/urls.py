@@ -15,6 +15,7 @@ urlpatterns = [
     path(f"{v1}games/<int:game_id>/join/", views.GameJoinView.as_view(), name="api_game_join"),
     path(f"{v1}games/<int:game_id>/leave/", views.GameLeaveView.as_view(), name="api_game_leave"),
     path(f"{v1}games/<int:game_id>/record/", views.RecordView.as_view(), name="api_record"),
+    path(f"{v1}games/<int:game_id>/messages/", views.MessagesView.as_view(), name="api_messages"),
     path(
         f"{v1}games/<int:game_id>/invitations/",
         views.GameInviteView.as_view(),

@@ -12,7 +12,7 @@ from django.http import Http404
 from django.shortcuts import get_object_or_404
 from django.utils import translation
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
-from rest_framework import status
+from rest_framework import exceptions, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.serializers import Serializer
@@ -24,6 +24,10 @@ from friends.models import Invitation
 from games import integrity, services, visibility
 from games import selectors as game_selectors
 from games.models import Game, GameKind
+from talk import rules as talk_rules
+from talk import selectors as talk_selectors
+from talk import services as talk_services
+from talk.models import Via
 from tournaments import leagues, private_tournaments, rounds
 from tournaments.models import Tournament
 from tournaments.rating_selectors import leaderboard
@@ -49,6 +53,9 @@ from .serializers import (
     LeagueJoinSerializer,
     LeagueSerializer,
     MeSerializer,
+    MessageInSerializer,
+    MessageListSerializer,
+    MessageSerializer,
     PlayerRatingsSerializer,
     RecordSerializer,
     RematchSerializer,
@@ -299,6 +306,78 @@ class RecordView(ApiView):
 
 
 # -- invitations and rematches (friends) -------------------------------------------------------
+# -- table talk ---------------------------------------------------------------------------------
+#: the most messages one answer lists
+MESSAGES_PAGE = 100
+
+
+def _message_data(game_id: int, shown: talk_selectors.ShownMessage) -> dict[str, Any]:
+    return {
+        "id": shown.id, "game": game_id, "author": shown.author,
+        "author_username": shown.author_username, "seq": shown.seq,
+        "created_at": shown.created_at, "text": shown.text, "hidden": shown.hidden,
+    }  # fmt: skip
+
+
+class MessagesView(ApiView):
+    @extend_schema(
+        parameters=[
+            OpenApiParameter(
+                "after", int, description="only the messages with a greater id (polling)"
+            )
+        ],
+        responses={200: MessageListSerializer, **READ_ERRORS},
+        summary="Table talk",
+        operation_id="game_messages",
+        description="The table's messages I may read, oldest first, at most 100 an answer "
+        "(`more`: ask again with `?after=` the last id). Never those of a player I blocked; "
+        "a message hidden by staff has `hidden` true and an empty `text`.",
+    )
+    def get(self, request: Request, game_id: int) -> Response:
+        game = _game(game_id, request.user)
+        try:
+            after = int(request.query_params.get("after", "0") or 0)
+        except ValueError:
+            raise exceptions.ValidationError({"after": ["a message id"]}) from None
+        rows = talk_selectors.messages_after(
+            game, request.user, after_id=after, limit=MESSAGES_PAGE + 1
+        )
+        user = request.user
+        may_write = (
+            not getattr(user, "is_bot", False)
+            and game.seats.filter(user_id=user.pk).exists()
+            and talk_rules.is_open(game)
+            and not talk_services.suspended(user)
+        )
+        answer = {
+            "messages": [_message_data(game.pk, m) for m in rows[:MESSAGES_PAGE]],
+            "more": len(rows) > MESSAGES_PAGE,
+            "may_write": may_write,
+        }
+        return render(MessageListSerializer, answer)
+
+    @extend_schema(
+        request=MessageInSerializer,
+        responses={201: MessageSerializer, **ACT_ERRORS},
+        summary="Write at the table",
+        operation_id="game_message_post",
+        description="A message to the table's players (plain text, TALK_MAX_LENGTH characters "
+        "at most), through the same path as the game page's box: players only (never a bot "
+        "account), while the table's talk is open, within the rate limits.",
+    )
+    def post(self, request: Request, game_id: int) -> Response:
+        data = _valid(MessageInSerializer, request)
+        game = _game(game_id, request.user)
+        try:
+            message = talk_services.message_post(
+                game_id=game.pk, user=request.user, text=data["text"], via=Via.API
+            )
+        except talk_services.TalkError as exc:
+            raise service_error(exc) from None
+        shown = talk_selectors.shown(message)
+        return render(MessageSerializer, _message_data(game.pk, shown), code=201)
+
+
 def _invitation_answer(request: Request, invitation_id: int, answer: Any) -> Response:
     """An invitation answered or withdrawn by the caller; a refusal changes nothing."""
     try:

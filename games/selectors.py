@@ -8,6 +8,7 @@ Hidden information is decided here, once: a seated person gets ``view(seat)``, e
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -422,8 +423,14 @@ def _drawn_pile(action: str) -> str | None:
 
 
 # -- the exported record ------------------------------------------------------------------------
+#: each gives a finished game's record more keys (``{}``: none), e.g. talk's table talk when
+#: its authors agreed: apps built on games register here (games cannot import them)
+RECORD_PARTS: list[Callable[[Game], dict[str, Any]]] = []
+
+
 def game_record(*, game: Game) -> dict[str, Any]:
-    """The records.md record (format 1) of a finished game: its explicit setup and actions."""
+    """The records.md record (format 1) of a finished game: its explicit setup and actions,
+    and what RECORD_PARTS add."""
     if game.status != GameStatus.FINISHED:
         raise RecordNotAvailable
     players = game.record_players()
@@ -431,4 +438,7 @@ def game_record(*, game: Game) -> dict[str, Any]:
     record = Record(
         game=game.kind, players=players, setup=game.setup, options=game.options, actions=actions
     )
-    return record.to_dict()
+    answer = record.to_dict()
+    for part in RECORD_PARTS:
+        answer.update(part(game))
+    return answer

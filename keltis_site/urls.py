@@ -19,6 +19,7 @@ urlpatterns = [
     path("accounts/", include("allauth.urls")),
     path("", include("tournaments.urls")),
     path("", include("friends.urls")),
+    path("", include("talk.urls")),
     path("", include("live.urls")),
     path("", include("api.urls")),
     path("admin/", admin.site.urls),

@@ -9,8 +9,13 @@ class LiveConfig(AppConfig):
 
     def ready(self) -> None:
         from games import services
+        from talk import services as talk_services
 
-        from .publish import game_changed
+        from .publish import game_changed, talk_changed
 
         if game_changed not in services.CHANGED_HOOKS:
             services.CHANGED_HOOKS.append(game_changed)
+        # table talk: a message posted or hidden refreshes the game's pages and streams
+        for hooks in (talk_services.POSTED_HOOKS, talk_services.HIDDEN_HOOKS):
+            if talk_changed not in hooks:
+                hooks.append(talk_changed)

@@ -111,6 +111,8 @@ class Hub:
             sub.queue.put_nowait(change)
 
     def _concerns_lobby(self, change: GameChange) -> bool:
+        if change.message is not None:
+            return False  # table talk: the lobby shows none
         if change.status == GameStatus.OPEN:
             self.lobby_games.add(change.game)
             return True

@@ -21,15 +21,18 @@ class GameChange:
     to_move: int | None
     seats: int
     users: tuple[int, ...] = ()
+    #: a table talk message posted or hidden at this game (its id): the game's pages fetch
+    #: their talk again though the game's mark did not change, the API's stream sends it
+    message: int | None = None
 
     def encode(self) -> bytes:
-        return json.dumps(
-            {
-                "game": self.game, "seq": self.seq, "status": self.status,
-                "to_move": self.to_move, "seats": self.seats, "users": list(self.users),
-            },
-            separators=(",", ":"),
-        ).encode()
+        data: dict[str, object] = {
+            "game": self.game, "seq": self.seq, "status": self.status,
+            "to_move": self.to_move, "seats": self.seats, "users": list(self.users),
+        }  # fmt: skip
+        if self.message is not None:
+            data["message"] = self.message
+        return json.dumps(data, separators=(",", ":")).encode()
 
     @classmethod
     def decode(cls, data: bytes | str) -> GameChange:
@@ -38,14 +41,19 @@ class GameChange:
             game=int(raw["game"]), seq=int(raw["seq"]), status=str(raw["status"]),
             to_move=None if raw["to_move"] is None else int(raw["to_move"]),
             seats=int(raw["seats"]), users=tuple(int(u) for u in raw["users"]),
-        )
+            message=None if raw.get("message") is None else int(raw["message"]),
+        )  # fmt: skip
 
     def public(self) -> dict[str, object]:
-        """What a browser is sent (``users`` left out: routing only)."""
-        return {
+        """What a browser is sent (``users`` left out: routing only; a message's id, never its
+        text: the page fetches what its reader may read)."""
+        public: dict[str, object] = {
             "game": self.game, "seq": self.seq, "status": self.status,
             "to_move": self.to_move, "seats": self.seats,
-        }
+        }  # fmt: skip
+        if self.message is not None:
+            public["message"] = self.message
+        return public
 
     @property
     def mark(self) -> tuple[int, str, int]:

@@ -81,3 +81,28 @@ def messages_since_turn(game: Game, reader: Any, since_seq: int) -> list[ShownMe
         for m in messages_for(game, reader, after_seq=since_seq)
         if m.author_id != reader.pk and not m.hidden
     ]
+
+
+def message_for(message_id: int, viewer: Any) -> ShownMessage | None:
+    """One message as ``viewer`` may see it: None when they may not read its game, or blocked
+    its author (the API's stream sends each new message to every reader this way)."""
+    message = Message.objects.select_related("game", "author").filter(pk=message_id).first()
+    if message is None or not rules.may_read(message.game, viewer):
+        return None
+    if message.author_id != getattr(viewer, "pk", None) and message.author_id in _blocked_by(
+        viewer
+    ):
+        return None
+    return shown(message)
+
+
+def messages_after(game: Game, viewer: Any, *, after_id: int, limit: int) -> list[ShownMessage]:
+    """The messages of ``game`` with an id above ``after_id``, oldest first, at most
+    ``limit`` (the API's polling: ``?after=<the last id seen>``)."""
+    if not rules.may_read(game, viewer):
+        return []
+    rows = Message.objects.filter(game=game, pk__gt=after_id).select_related("author")
+    blocked = _blocked_by(viewer)
+    if blocked:
+        rows = rows.exclude(author_id__in=blocked)
+    return [shown(message) for message in rows.order_by("pk")[:limit]]

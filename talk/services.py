@@ -28,6 +28,9 @@ from .models import Message, Mute, Report, Suspension, Via
 #: called with each new message inside the transaction that stores it (notifications: the
 #: outbox rows of the other players who want every message)
 POSTED_HOOKS: list[Callable[[Message], None]] = []
+#: called with a message staff hid, inside the transaction that hides it (live: the game's
+#: open pages show "hidden by staff" in its place)
+HIDDEN_HOOKS: list[Callable[[Message], None]] = []
 
 
 class TalkError(GameServiceError):
@@ -140,6 +143,8 @@ def message_hide(*, message_id: int, staff: Any) -> Message:
             message.hidden_by = staff
             message.save(update_fields=["hidden_at", "hidden_by"])
         Report.objects.filter(message=message, resolved_at=None).update(resolved_at=timezone.now())
+        for hook in HIDDEN_HOOKS:
+            hook(message)
         game_services.changed(message.game_id)
     return message
 

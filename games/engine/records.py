@@ -16,7 +16,9 @@ from .errors import IllegalAction, RecordError
 from .registry import game_class
 
 FORMAT = 1
-KEYS = {"format", "game", "players", "options", "setup", "actions"}
+#: ``talk`` (the site's table talk, in a downloaded record when its authors agreed) is read
+#: and left aside: it changes nothing of the game
+KEYS = {"format", "game", "players", "options", "setup", "actions", "talk"}
 
 
 @dataclass

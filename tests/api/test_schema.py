@@ -62,7 +62,7 @@ def test_the_event_stream_is_described() -> None:
     assert ok["application/x-ndjson"]["schema"] == {"$ref": "#/components/schemas/StreamEvent"}
     components = OPENAPI["components"]["schemas"]
     mapping = components["StreamEvent"]["discriminator"]["mapping"]
-    assert set(mapping) == {"my_turn", "move", "game_start", "seated", "game_over"}
+    assert set(mapping) == {"my_turn", "move", "game_start", "seated", "game_over", "message"}
     fields = {
         kind: set(components[ref.rsplit("/", 1)[1]]["properties"]) - {"id", "type"}
         for kind, ref in mapping.items()
@@ -70,6 +70,9 @@ def test_the_event_stream_is_described() -> None:
     assert fields == {
         "my_turn": {"game", "seq"}, "move": {"game", "seq", "to_move"}, "game_start": {"game"},
         "seated": {"game"}, "game_over": {"game", "seq"},
+        "message": {
+            "game", "message", "author", "author_username", "seq", "created_at", "text", "hidden",
+        },
     }  # fmt: skip
     for code in ("401", "403", "429"):
         answer = operation["responses"][code]["content"]["application/json"]["schema"]

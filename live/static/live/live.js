@@ -24,13 +24,44 @@
     return url + "?" + query.toString();
   }
 
+  // What the reader is doing in a region survives its swap: the text typed into a field and
+  // the open <details> marked data-live-keep (by id), and the focus with its selection.
+  function kept() {
+    var values = {};
+    document.querySelectorAll("[data-live-keep][id]").forEach(function (el) {
+      values[el.id] = el.tagName === "DETAILS" ? el.open : el.value;
+    });
+    var active = document.activeElement;
+    var focus = active && active.id && active.hasAttribute("data-live-keep") ? {
+      id: active.id, start: active.selectionStart, end: active.selectionEnd
+    } : null;
+    return { values: values, focus: focus };
+  }
+
+  function restore(state) {
+    Object.keys(state.values).forEach(function (id) {
+      var el = document.getElementById(id);
+      if (!el || !el.hasAttribute("data-live-keep")) { return; }
+      if (el.tagName === "DETAILS") { el.open = state.values[id]; } else { el.value = state.values[id]; }
+    });
+    var focus = state.focus && document.getElementById(state.focus.id);
+    if (focus) {
+      focus.focus();
+      if (state.focus.start !== null && focus.setSelectionRange) {
+        focus.setSelectionRange(state.focus.start, state.focus.end);
+      }
+    }
+  }
+
   function swap(html) {
     var fresh = new DOMParser().parseFromString(html, "text/html");
+    var state = kept();
     document.title = fresh.title;
     document.querySelectorAll("[data-live-region]").forEach(function (region) {
       var other = region.id && fresh.getElementById(region.id);
       if (other) { region.innerHTML = other.innerHTML; }
     });
+    restore(state);
     since = fresh.body.dataset.liveSince || since;
     body.dataset.liveSince = since;
     document.dispatchEvent(new CustomEvent("live:updated"));
@@ -59,7 +90,11 @@
       body.dataset.liveState = "open";
     });
     source.addEventListener("change", function (event) {
-      if (event.lastEventId && event.lastEventId === since) { return; } // shown already
+      // a table talk message at this page's game leaves the game's state as it was: fetch
+      var data = {};
+      try { data = JSON.parse(event.data || "{}"); } catch (error) { data = {}; }
+      var talk = data.message && game && String(data.game) === game;
+      if (!talk && event.lastEventId && event.lastEventId === since) { return; } // shown already
       refresh();
     });
     source.addEventListener("error", function () {
