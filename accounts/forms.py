@@ -161,6 +161,11 @@ class SettingsForm(forms.Form):
     display_name = display_name_field()
     time_zone = forms.ChoiceField(label=_("Time zone"), choices=time_zone_choices)
     language = forms.ChoiceField(label=_("Language"), choices=settings.LANGUAGES)
+    talk_in_records = forms.BooleanField(
+        label=_("My table talk may be in downloaded game records"),
+        required=False,
+        help_text=_("A finished game's record holds its talk only when every author agreed."),
+    )
 
 
 def _hour_choices() -> list[tuple[int, str]]:

@@ -15,8 +15,16 @@ from accounts.selectors import display_name_taken
 LAST_HOUR = 23
 
 
-def update_profile(user: User, *, display_name: str, time_zone: str, language: str) -> User:
-    """Set the player's display name, time zone and language, and save them.
+def update_profile(
+    user: User,
+    *,
+    display_name: str,
+    time_zone: str,
+    language: str,
+    talk_in_records: bool | None = None,
+) -> User:
+    """Set the player's display name, time zone and language (and, from the settings page,
+    whether their table talk may be in downloaded game records), and save them.
 
     All three are validated first, by the model fields' rules (the display name by
     validate_display_name, the time zone by validate_time_zone, the language by its choices).
@@ -26,7 +34,7 @@ def update_profile(user: User, *, display_name: str, time_zone: str, language: s
     the user object nor the database changes.
     """
     values = {"display_name": display_name.strip(), "time_zone": time_zone, "language": language}
-    cleaned: dict[str, str] = {}
+    cleaned: dict[str, Any] = {}
     errors: dict[str, list[ValidationError]] = {}
     for name, value in values.items():
         try:
@@ -40,6 +48,8 @@ def update_profile(user: User, *, display_name: str, time_zone: str, language: s
         errors["display_name"] = [ValidationError(SIMILAR_NAME, code="similar")]
     if errors:
         raise ValidationError(errors)
+    if talk_in_records is not None:  # the settings page's checkbox (None: left as it is)
+        cleaned["talk_in_records"] = talk_in_records
 
     saved = [*cleaned, "display_name_skeleton", "display_name_folded_skeleton"]
     before = {name: getattr(user, name) for name in saved}

@@ -48,6 +48,7 @@ def account_settings(request: HttpRequest) -> HttpResponse:
                 "display_name": user.display_name,
                 "time_zone": user.time_zone,
                 "language": user.language,
+                "talk_in_records": user.talk_in_records,
             }
         )
     context = {"form": form, "blocked": blocks.blocked_by(user)}

@@ -1,4 +1,5 @@
-"""A fixed-window counter in Django's cache, for limiting how often actions are submitted.
+"""A fixed-window counter in Django's cache, for limiting how often actions are submitted,
+and the page that answers a request past the limit (``too_many_actions``).
 
 ``hit(key)`` counts one request under ``key`` in the present window of ``ACTION_RATE_LIMIT``
 ("60/m": 60 in each minute) and says whether it is still within the limit. The counter lives
@@ -14,7 +15,9 @@ import time
 
 from django.conf import settings
 from django.core.cache import cache
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.utils.translation import gettext as _
 
 PERIODS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
@@ -42,6 +45,14 @@ def hit(scope: str, key: str, rate: str | None = None) -> bool:
         cache.add(cache_key, 1, timeout=seconds + 1)
         return True
     return count <= limit
+
+
+def too_many_actions(request: HttpRequest) -> HttpResponse:
+    """The answer past ACTION_RATE_LIMIT: the site's 429 page, nothing stored. Here, beside
+    the counter, so every page that counts (the game's, an emailed link's) answers alike
+    without importing another app's views."""
+    message = _("Too many actions in a short time: nothing was changed. Please try again later.")
+    return render(request, "429.html", {"message": message}, status=429)
 
 
 def client_ip(request: HttpRequest) -> str:

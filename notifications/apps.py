@@ -9,10 +9,12 @@ class NotificationsConfig(AppConfig):
 
     def ready(self) -> None:
         """Queue the outbox's rows when play says something became due (inside the move's
-        transaction), and deliver them once that transaction has committed."""
+        transaction) or a player wrote at a table (inside the message's), and deliver them
+        once that transaction has committed."""
         from games import due, maintenance, services
+        from talk import services as talk_services
 
-        from . import outbox, tasks, user_data
+        from . import outbox, table_talk, tasks, user_data
 
         due.turn_began.connect(outbox.turn_began)
         due.reminder_due.connect(outbox.reminder_due)
@@ -22,3 +24,5 @@ class NotificationsConfig(AppConfig):
             services.AFTER_COMMIT_HOOKS.append(tasks.after_action)
         if user_data.user_data not in maintenance.USER_DATA_PARTS:
             maintenance.USER_DATA_PARTS.append(user_data.user_data)
+        if table_talk.message_posted not in talk_services.POSTED_HOOKS:
+            talk_services.POSTED_HOOKS.append(table_talk.message_posted)

@@ -17,32 +17,15 @@ from __future__ import annotations
 import zoneinfo
 from datetime import date, datetime, time
 
-from django.db.models import Exists, F, Min, OuterRef, QuerySet
+from django.db.models import Exists, Min, OuterRef
 
 from accounts.models import EmailMode, User
-from games.models import Game, GameStatus, Seat
 
 from .models import Channel, ChannelMode, Notification, NotificationKind
+from .reader import waiting_games, waiting_seats
+from .senders import registry
 
-
-def _waiting_seats() -> QuerySet[Seat]:
-    """Seats of persons whose turn it is in a running game (a frozen one waits for nobody)."""
-    return Seat.objects.filter(
-        retired=False,
-        user__isnull=False,
-        game__status=GameStatus.RUNNING,
-        game__to_move=F("index"),
-        game__frozen_at__isnull=True,
-    )
-
-
-def waiting_games(*, user: User) -> list[Game]:
-    """The running games where it is ``user``'s turn, the least time left first (games
-    without a deadline last)."""
-    games = Game.objects.filter(
-        pk__in=_waiting_seats().filter(user=user).values("game_id")
-    ).order_by(F("deadline").asc(nulls_last=True), "pk")
-    return list(games)
+__all__ = ["digest_key", "queue_digests", "waiting_games"]  # waiting_games: its old home
 
 
 def digest_key(user_id: int, day: date) -> str:
@@ -65,9 +48,7 @@ def queue_digests(now: datetime) -> int:
     """Queue today's digest for each digest reader, on each channel they chose it for, whose
     local time has reached their digest hour and who has a game waiting; returns how many rows
     were created."""
-    from .channels import registry  # the registry imports the senders, which import this
-
-    waiting = Exists(_waiting_seats().filter(user=OuterRef("pk")))
+    waiting = Exists(waiting_seats().filter(user=OuterRef("pk")))
     wanted: dict[int, list[str]] = {}
     email_readers = User.objects.filter(email_mode=EmailMode.DAILY_DIGEST, is_active=True).filter(
         waiting
@@ -86,7 +67,7 @@ def queue_digests(now: datetime) -> int:
     # the oldest waiting turn of each reader: a digest is due only for a turn that already
     # waited at the digest hour (a game whose turn start is unknown counts as waiting)
     oldest = dict(
-        _waiting_seats()
+        waiting_seats()
         .filter(user_id__in=list(wanted))
         .values("user_id")
         .annotate(since=Min("game__turn_started_at"))

@@ -14,7 +14,6 @@ game page.
 from __future__ import annotations
 
 import re
-import zoneinfo
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -33,16 +32,19 @@ from accounts.models import EmailMode, User
 from games import presenters, selectors
 from games.models import Event, EventSource, Game, GameStatus, Seat
 from keltis_site import mail_headers
+from talk import selectors as talk_selectors
 
-from . import links
+from . import links, talk_news
 from .channels import RenderError
-from .digest import waiting_games
 from .inbound import routes
 from .inbound.moves import reply_section
-from .models import Notification, NotificationKind
+from .models import Channel, MessageMode, Notification, NotificationKind
+from .reader import message_mode, waiting_games, zone_of
 
 #: at most this many past events are listed under "since your last turn"
 MAX_SINCE_EVENTS = 40
+#: at most this many messages (the latest) are listed under "messages since your last turn"
+MAX_SINCE_MESSAGES = 20
 
 
 # -- who gets what --------------------------------------------------------------------------------
@@ -62,6 +64,8 @@ def wants(notification: Notification, user: User, reads: selectors.GameReads | N
         return mode == EmailMode.DAILY_DIGEST
     if kind == NotificationKind.TIMEOUT and mode != EmailMode.EVERY_TURN:
         return _own_seat(notification, user, reads or selectors.GameReads())
+    if kind == NotificationKind.MESSAGE:
+        return message_mode(user, Channel.EMAIL) == MessageMode.EVERY_MESSAGE
     return True
 
 
@@ -120,14 +124,6 @@ def _write(notification: Notification, reads: selectors.GameReads) -> EmailMulti
 
 
 # -- the email itself -----------------------------------------------------------------------------
-def zone_of(user: User) -> zoneinfo.ZoneInfo:
-    """The player's time zone (UTC for one the system does not know)."""
-    try:
-        return zoneinfo.ZoneInfo(user.time_zone or "UTC")
-    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
-        return zoneinfo.ZoneInfo("UTC")
-
-
 def _headers(notification: Notification, unsubscribe_url: str) -> dict[str, str]:
     headers = mail_headers.automatic(notification.key, unsubscribe_url=unsubscribe_url)
     if notification.game_id is not None:
@@ -276,6 +272,62 @@ def since_last_turn(events: list[selectors.EventInfo], seat: int) -> list[select
     return events[max(start, end - MAX_SINCE_EVENTS) : end]
 
 
+def previous_turn_seq(events: list[selectors.EventInfo], seat: int) -> int:
+    """The move number the seat's previous turn ended at, less one: a message written once
+    its last step was stored carries that step's number (``talk.Message.seq``), and is news
+    for this turn. -1 before the seat's first turn: everything written so far is news."""
+    end = len(events)
+    while end and events[end - 1].seat == seat:
+        end -= 1
+    start = end
+    while start and events[start - 1].seat != seat:
+        start -= 1
+    return events[start - 1].seq - 1 if start else -1
+
+
+@dataclass(frozen=True)
+class MailMessage:
+    """A message of table talk as an email shows it: plain text, escaped by the HTML part's
+    templates like any text (never linked), its lines indented under the name in the text
+    part."""
+
+    author: str
+    text: str
+    indented: str
+    created_at: datetime
+    hidden: bool
+    #: the message the email is about (a message email's own)
+    current: bool = False
+
+
+def mail_messages(
+    shown: list[talk_selectors.ShownMessage], current: int | None = None
+) -> list[MailMessage]:
+    return [
+        MailMessage(
+            author=m.author,
+            text=m.text,
+            indented=m.text.replace("\n", "\n  "),
+            created_at=m.created_at,
+            hidden=m.hidden,
+            current=m.id == current,
+        )
+        for m in shown
+    ]
+
+
+def talk_since_last_turn(
+    game: Game, user: User, events: list[selectors.EventInfo], seat: int
+) -> list[MailMessage]:
+    """What the others wrote at the table since the seat's previous turn (the latest
+    ``MAX_SINCE_MESSAGES``), for the turn email; nothing for a reader whose email choice for
+    table talk is "never" or who muted the table."""
+    if message_mode(user, Channel.EMAIL) == MessageMode.NONE:
+        return []
+    shown = talk_selectors.messages_since_turn(game, user, previous_turn_seq(events, seat))
+    return mail_messages(shown[-MAX_SINCE_MESSAGES:])
+
+
 def _deadline(game: Game, now: datetime) -> dict[str, Any]:
     if game.deadline is None:
         return {"deadline": None, "time_left": ""}
@@ -331,6 +383,7 @@ def turn_context(
         "seat": seat,
         "hand": mail_cards(page.view["players"][seat].get("hand")),
         "since": since,
+        "talk": talk_since_last_turn(game, user, history.events, seat),
         "phase_text": presenters.phase_text(game.kind, page.phase, page.view),
         "started_turn": game.seq != game.turn_seq,
         "groups": groups,
@@ -443,6 +496,45 @@ def _rematch_reply(game: Game, seat: Seat | None) -> dict[str, Any]:
     return {"reply_address": address, "rematch_yes": yes}
 
 
+# -- table talk ----------------------------------------------------------------------------------
+def _talk(
+    notification: Notification, user: User, now: datetime, reads: selectors.GameReads
+) -> dict[str, Any] | None:
+    """A message written at the reader's table: who wrote what, the latest few messages up to
+    it, the game's page; Reply-To the reader's seat, so that a reply is a message (or a move
+    when it is their turn: ``inbound.handler``). Nothing once it is no news (muted, blocked,
+    hidden, or the reader wrote since: ``talk_news.still_news``)."""
+    message = notification.message
+    if message is None or notification.game is None:
+        return None
+    if not talk_news.still_news(message, user):
+        return None
+    game = reads.game(notification.game)
+    seat = next((s for s in reads.seat_rows(game) if s.user_id == user.pk), None)
+    if seat is None:
+        return None
+    shown = [
+        m
+        for m in talk_selectors.messages_for(game, user, limit=talk_news.RECENT_MESSAGES * 4)
+        if m.id <= message.pk
+    ][-talk_news.RECENT_MESSAGES :]
+    context: dict[str, Any] = {
+        "game": game,
+        "title": game_title(game),
+        "game_url": links.absolute(reverse("game_detail", args=[game.pk])),
+        "author_name": message.author.public_name,
+        "text": message.text,
+        "indented_text": "  " + message.text.replace("\n", "\n  "),
+        "subject_text": talk_news.short(message.text, 60),
+        "recent": mail_messages(shown, current=message.pk),
+        "talk_preferences_url": links.absolute(reverse("email_preferences")),
+    }
+    address = links.reply_address(links.ReplyKey(game.pk, seat.index, game.turn_seq))
+    if address is not None:
+        context["reply_address"] = address
+    return context
+
+
 # -- the daily digest -----------------------------------------------------------------------------
 @dataclass(frozen=True)
 class DigestEntry:
@@ -491,4 +583,5 @@ _BUILDERS = {
     NotificationKind.TIMEOUT: _timeout,
     NotificationKind.FINISHED: _finished,
     NotificationKind.DIGEST: _digest,
+    NotificationKind.MESSAGE: _talk,
 }

@@ -10,6 +10,7 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 
 class NotificationKind(models.TextChoices):
@@ -18,6 +19,8 @@ class NotificationKind(models.TextChoices):
     TIMEOUT = "timeout", _("a turn timed out")
     FINISHED = "finished", _("game over")
     DIGEST = "digest", _("daily digest")
+    #: a player wrote at the table (talk.Message): ``Notification.message`` says which
+    MESSAGE = "message", _("table talk")
 
 
 class NotificationStatus(models.TextChoices):
@@ -45,6 +48,17 @@ class ChannelMode(models.TextChoices):
     NONE = "none", _("off")
 
 
+class MessageMode(models.TextChoices):
+    """A channel's choice for table talk (``User.message_modes``), apart from its turn choice:
+    a message of its own for every message, the messages in the next turn email (only email
+    shows them there), or nothing. ``notifications.reader.message_mode`` reads it with each
+    channel's default."""
+
+    EVERY_MESSAGE = "every_message", _("every message")
+    WITH_TURN = "with_turn", _("with the next turn email")
+    NONE = "none", pgettext_lazy("table talk notifications", "never")
+
+
 class Notification(models.Model):
     """One message that is due on one channel: created in the transaction that made it due
     (an outbox), sent after commit by a task through its channel's sender, retried by a
@@ -69,6 +83,14 @@ class Notification(models.Model):
     )
     seat = models.PositiveSmallIntegerField(null=True, blank=True)
     seq = models.PositiveIntegerField(null=True, blank=True)
+    #: the table talk a MESSAGE row announces (the other kinds have none)
+    message = models.ForeignKey(
+        "talk.Message",
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="notifications",
+    )
     status = models.CharField(
         max_length=10, choices=NotificationStatus.choices, default=NotificationStatus.QUEUED
     )
@@ -123,6 +145,8 @@ class InboundOutcome(models.TextChoices):
 
     PROCESSING = "processing", "being handled"
     APPLIED = "applied", "moves applied"
+    #: only a message: it was posted to the table (a reply with moves too is APPLIED)
+    MESSAGE = "message", "message posted"
     HELP = "help", "help sent"
     REFUSED = "refused", "moves refused"
     STALE = "stale", "turn over"

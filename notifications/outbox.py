@@ -1,5 +1,5 @@
 """The channels' one outbox: which notifications an event makes due, on which channels, and
-their delivery through each channel's sender (``notifications.channels``).
+their delivery through each channel's sender (``notifications.senders``).
 
 A row is one message on one channel: (seat, turn, kind, channel). Rows are created inside the
 transaction that made them due (so they exist exactly when the move does), one for each
@@ -51,7 +51,7 @@ from django.utils import timezone
 from accounts.models import User
 from games.models import Game, Seat
 
-from . import channels, quiet
+from . import channels, quiet, senders
 from .channels.email import mail_session  # noqa: F401  (the outbox's name for it, kept)
 from .models import Channel, ChannelMode, Notification, NotificationKind, NotificationStatus
 
@@ -81,7 +81,7 @@ def channels_for(user: User, kind: str) -> list[str]:
     no query in the move's transaction."""
     found = [Channel.EMAIL.value]
     modes = user.channel_modes or {}
-    for name in channels.registry():
+    for name in senders.registry():
         mode = modes.get(name, ChannelMode.NONE) if name != Channel.EMAIL else ChannelMode.NONE
         if mode == ChannelMode.NONE:
             continue
@@ -223,7 +223,7 @@ class _Batches:
 
     def send_for(self, channel: str) -> channels.Send | None:
         if channel not in self.open:
-            sender = channels.sender(channel)
+            sender = senders.sender(channel)
             self.open[channel] = (
                 self.stack.enter_context(sender.batch()) if sender is not None else None
             )
@@ -253,10 +253,12 @@ def _send_claimed(notification: Notification, batches: _Batches) -> str:
 
 def _held_until(notification: Notification) -> datetime | None:
     """Quiet while active: a turn the player is still at waits (a turn that moved on is left
-    to the sender, which skips it)."""
-    if notification.kind != NotificationKind.TURN:
+    to the sender, which skips it), and so does table talk while they are at its game."""
+    if notification.kind not in quiet.HELD_KINDS:
         return None
-    if not quiet.turn_still_on(notification.game, notification.seat, notification.seq):
+    if notification.kind == NotificationKind.TURN and not quiet.turn_still_on(
+        notification.game, notification.seat, notification.seq
+    ):
         return None
     return quiet.hold_until(
         kind=notification.kind, game_id=notification.game_id, seat=notification.seat,

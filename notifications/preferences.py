@@ -1,4 +1,5 @@
-"""The player's channels: their choice per channel, their push devices, "send me a test".
+"""The player's channels: their choice per channel (for turns and for table talk), their push
+devices, "send me a test".
 
 Services and selectors of the settings page (``notifications.views.channels`` only routes):
 bad input raises ValidationError in the player's language and changes nothing.
@@ -15,9 +16,10 @@ from django.utils.translation import gettext as _
 
 from accounts.models import EmailMode, User
 
-from . import channels
+from . import channels, senders
 from .channels import push
-from .models import Channel, ChannelMode, PushSubscription
+from .models import Channel, ChannelMode, MessageMode, PushSubscription
+from .reader import message_mode
 
 #: "send me a test" per player and channel, at most this often
 TEST_RATE = "5/h"
@@ -39,7 +41,7 @@ def channel_rows(user: User) -> list[ChannelRow]:
     """Every channel this site can send, with the player's choice, email first."""
     modes = user.channel_modes or {}
     rows = []
-    for name in channels.registry():
+    for name in senders.registry():
         if name == Channel.EMAIL:
             mode = user.email_mode
             ready = bool(user.email)
@@ -52,8 +54,36 @@ def channel_rows(user: User) -> list[ChannelRow]:
     return rows
 
 
+@dataclass(frozen=True)
+class TalkRow:
+    """One channel's choice for table talk as the settings page lists it."""
+
+    name: str
+    label: str
+    mode: str
+
+
+def talk_rows(user: User) -> list[TalkRow]:
+    """Every channel this site can send, with the player's choice for table talk (or the
+    channel's default: ``reader.message_mode``), email first."""
+    return [
+        TalkRow(name, str(Channel(name).label), message_mode(user, name))
+        for name in senders.registry()
+    ]
+
+
+def set_message_mode(user: User, channel: str, mode: str) -> None:
+    """The player's choice for table talk on ``channel``: every message, with the next turn
+    email, or never (``User.message_modes``)."""
+    _channel(channel)
+    if mode not in MessageMode.values:
+        raise ValidationError(_("Choose one of the offered options."))
+    user.message_modes = {**(user.message_modes or {}), channel: mode}
+    user.save(update_fields=["message_modes"])
+
+
 def _channel(name: str) -> str:
-    if name not in channels.registry():
+    if name not in senders.registry():
         raise ValidationError(_("This site cannot send that kind of notification."))
     return name
 
@@ -123,7 +153,7 @@ def send_test(user: User, channel: str) -> None:
     sent (nowhere to send it, too many tests, the far end refused)."""
     from games import ratelimit
 
-    sender = channels.sender(_channel(channel))
+    sender = senders.sender(_channel(channel))
     assert sender is not None
     if not ratelimit.hit("channel-test", f"{user.pk}:{channel}", TEST_RATE):
         raise ValidationError(_("Too many tests: try again in an hour."))

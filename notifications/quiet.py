@@ -1,4 +1,4 @@
-"""Quiet while active: no turn message for a game the player is at.
+"""Quiet while active: no turn message, nor table talk, for a game the player is at.
 
 A player who has the game's page open (its live stream marks them present: ``games.presence``)
 or took a step in the game on its page in the last NOTIFICATION_QUIET_MINUTES (default 10)
@@ -9,6 +9,10 @@ replying to the turn email, through its links or the API is no sign of the page,
 player needs their next turn email at once. Reminders, deadline warnings, timeouts and the end
 of a game are never held. A player who sets "always notify me" (``User.always_notify``) gets
 every turn message at once, as before.
+
+Table talk (``NotificationKind.MESSAGE``) is held the same way: a player at the page reads it
+there, live; the row goes out once they have been away the delay (unless they answered at the
+table meanwhile: ``talk_news.still_news``).
 """
 
 from __future__ import annotations
@@ -22,6 +26,9 @@ from games import presence
 from games.models import Game
 
 from .models import NotificationKind
+
+#: the kinds that wait while their player is at the game
+HELD_KINDS = frozenset({NotificationKind.TURN, NotificationKind.MESSAGE})
 
 
 def delay() -> timedelta:
@@ -42,7 +49,7 @@ def hold_until(
     now: the player is on the game's page (then ``now`` + the delay) or acted on that page
     within the delay (then that step + the delay)."""
     wait = delay()
-    if kind != NotificationKind.TURN or game_id is None or seat is None or not wait:
+    if kind not in HELD_KINDS or game_id is None or seat is None or not wait:
         return None
     if user.always_notify:
         return None

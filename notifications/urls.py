@@ -17,6 +17,7 @@ urlpatterns = [
     path("settings/notify/always/", channels.always_notify, name="notify_always"),
     path("settings/notify/<str:channel>/", channels.channel_mode, name="notify_channel_mode"),
     path("settings/notify/<str:channel>/test/", channels.channel_test, name="notify_channel_test"),
+    path("settings/notify/<str:channel>/talk/", channels.talk_mode, name="notify_talk_mode"),
     path("settings/push/subscribe/", channels.push_subscribe, name="push_subscribe"),
     path(
         "settings/push/<int:subscription_id>/remove/",

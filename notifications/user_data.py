@@ -14,7 +14,8 @@ from .models import CalendarFeed, Notification, PushSubscription, WebhookDestina
 
 def user_data(user: User) -> dict[str, Any]:
     """The messages queued for ``user`` (what, for which game, on which channel, and whether
-    they went out), their channels' choices and the devices that receive their pushes."""
+    they went out), their channels' choices (for turns and for table talk) and the devices
+    that receive their pushes."""
     rows = Notification.objects.filter(user=user).order_by("created_at", "pk")
     return {
         "notifications": [
@@ -29,6 +30,7 @@ def user_data(user: User) -> dict[str, Any]:
             for n in rows
         ],
         "channel_modes": dict(sorted((user.channel_modes or {}).items())),
+        "message_modes": dict(sorted((user.message_modes or {}).items())),
         "push_subscriptions": [
             {"endpoint": p.endpoint, "created_at": iso(p.created_at)}
             for p in PushSubscription.objects.filter(user=user).order_by("created_at", "pk")

@@ -29,6 +29,7 @@ from games.drawings import PageDrawings
 from games.error_messages import service_error_text
 from games.models import Game
 from games.presenters.analysis import analysis_rows, analysis_summary
+from games.ratelimit import too_many_actions
 from games.services import (
     GameMovedOn,
     GameServiceError,
@@ -43,12 +44,6 @@ TEXT = "text/plain; charset=utf-8"
 #: keep them (keltis_site.private_pages does so for every page of a logged-in player; this
 #: covers the game's pages whoever asks)
 private_page = cache_control(private=True, no_store=True)
-
-
-def too_many_actions(request: HttpRequest) -> HttpResponse:
-    """The answer past ACTION_RATE_LIMIT: the site's 429 page, nothing stored."""
-    message = _("Too many actions in a short time: nothing was changed. Please try again later.")
-    return render(request, "429.html", {"message": message}, status=429)
 
 
 @private_page

@@ -12,9 +12,8 @@ sender either returns (the message is out) or raises:
 A sender sends one row (``send``); ``batch`` opens what a batch of rows shares (the email
 sender's SMTP session and game reads) and yields the function that sends within it.
 
-The registry lists the channels that can send here: email and the chat webhook (``chat``,
-through ``webhook``'s guarded, signed POST) always, push once VAPID keys are set
-(``push.available``).
+The registry of the senders by name is ``notifications.senders``, above them: this package's
+``__init__`` is the bottom every sender imports, so it imports none of them.
 """
 
 from __future__ import annotations
@@ -80,18 +79,3 @@ class SimpleSender:
 
     def send_test(self, user: User) -> None:
         raise NotImplementedError
-
-
-def registry() -> dict[str, Sender]:
-    """The channels that can send on this site, email first."""
-    from . import chat, email, push
-
-    found: dict[str, Sender] = {"email": email.EmailSender()}
-    if push.available():
-        found["push"] = push.PushSender()
-    found["webhook"] = chat.WebhookSender()
-    return found
-
-
-def sender(name: str) -> Sender | None:
-    return registry().get(name)

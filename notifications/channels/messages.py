@@ -5,6 +5,10 @@ facts only (who moved and what they played, as the game's history page shows eve
 draw from the deck never names its card), never a hand, the deck or the removed cards.
 Written in the player's language; None when there is nothing to say (the same rules as the
 email's: the turn is over, the game is not finished).
+
+Table talk (``NotificationKind.MESSAGE``) says who wrote and what, cut short: plain text as the
+player typed it (a push is shown as text; each chat format escapes what it must:
+``webhook.payload``), never HTML, and nothing once it is no news (``talk_news.still_news``).
 """
 
 from __future__ import annotations
@@ -22,9 +26,9 @@ from accounts.models import User
 from games import presenters, selectors
 from games.models import Game, GameStatus
 
-from .. import emails, links
-from ..digest import waiting_games
+from .. import emails, links, talk_news
 from ..models import Notification, NotificationKind
+from ..reader import waiting_games, zone_of
 
 
 @dataclass(frozen=True)
@@ -43,7 +47,7 @@ def describe(notification: Notification, reads: selectors.GameReads) -> Message 
     user = notification.user
     with (
         translation.override(user.language or settings.LANGUAGE_CODE),
-        timezone.override(emails.zone_of(user)),
+        timezone.override(zone_of(user)),
     ):
         return _describe(notification, user, reads)
 
@@ -78,6 +82,15 @@ def _describe(notification: Notification, user: User, reads: selectors.GameReads
         elif last:
             body = f"{last} {body}"
         return Message(title, body, url, tag)
+    if kind == NotificationKind.MESSAGE:
+        message = notification.message
+        if message is None or not talk_news.still_news(message, user):
+            return None
+        body = _("%(name)s: %(text)s") % {
+            "name": message.author.public_name,
+            "text": talk_news.short(message.text),
+        }
+        return Message(title, body, url, f"talk-{game.pk}")
     if kind == NotificationKind.TIMEOUT:
         seat = next((s for s in reads.seat_rows(game) if s.index == notification.seat), None)
         if seat is None:

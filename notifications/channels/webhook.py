@@ -3,7 +3,7 @@
 ``send_webhook(destination, event)`` sends one event. ``event`` is a dict that names what
 happened and is already worded in the player's language::
 
-    {"type": "turn" | "reminder" | "timeout" | "finished" | "test",
+    {"type": "turn" | "reminder" | "timeout" | "finished" | "message" | "test",
      "text": "Your turn in Keltis #12", "game": 12, "url": "https://.../games/12/",
      "deadline": "2026-03-05T09:00:00+00:00" or None}
 
@@ -11,7 +11,8 @@ The outbox's rows reach it through ``chat`` (worded as every channel words them,
 ``messages.describe``). The request body is, by the destination's format:
 
 - ``discord``: ``{"content": text + url, "allowed_mentions": {"parse": []}}`` (no @everyone
-  from a display name);
+  from a display name; a table talk message's markdown characters escaped, so what a player
+  typed shows as typed: no masked link, no spoiler);
 - ``slack``: ``{"text": text + <url>}`` with ``& < >`` escaped as Slack asks;
 - ``json``: the event itself (``type``, ``text``, ``game``, ``url``, ``site``, ``sent_at``).
 
@@ -32,6 +33,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import re
 import time
 from typing import Any
 
@@ -77,11 +79,21 @@ def _slack_escape(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
+#: what Discord reads as markdown in a message's text (a masked link, emphasis, a spoiler)
+_DISCORD_MARKUP = re.compile(r"([\\*_~`|\[\]])")
+
+
+def _discord_escape(text: str) -> str:
+    return _DISCORD_MARKUP.sub(r"\\\1", text)
+
+
 def payload(fmt: str, event: dict[str, Any]) -> dict[str, Any]:
     """The JSON body for a destination of format ``fmt``."""
     text = str(event.get("text", ""))[:MAX_TEXT]
     url = str(event.get("url", ""))
     if fmt == WebhookFormat.DISCORD:
+        if event.get("type") == "message":  # a player's own words
+            text = _discord_escape(text)
         content = f"{text}\n{url}" if url else text
         return {"content": content, "allowed_mentions": {"parse": []}}
     if fmt == WebhookFormat.SLACK:

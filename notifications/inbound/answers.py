@@ -1,6 +1,6 @@
 """The answer to a reply: what was played and the new position, or why nothing was, with the
-legal moves; in the player's language, from the stored row (so it can be sent again, once,
-if the first try failed)."""
+legal moves; whether its message was posted at the table, or why not; in the player's
+language, from the stored row (so it can be sent again, once, if the first try failed)."""
 
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ from ..models import InboundMessage, InboundOutcome
 #: the outcomes answered by email (the others are not: see ``handler``)
 ANSWERED = {
     InboundOutcome.APPLIED,
+    InboundOutcome.MESSAGE,
     InboundOutcome.HELP,
     InboundOutcome.REFUSED,
     InboundOutcome.STALE,
@@ -33,7 +34,8 @@ def detail(**fields: Any) -> str:
     """The row's record of what happened, as JSON: ``applied`` (actions), ``error`` (stale,
     unreadable, ambiguous, illegal, service; unparseable: the message itself), ``line``,
     ``candidates``, ``code``/``params`` (the engine's refusal), ``reason`` (a service refusal,
-    worded), ``ignored`` (a line)."""
+    worded), ``ignored`` (a line), ``message`` ("posted": the reply's message is at the table)
+    or ``message_error`` (why it is not, worded)."""
     return json.dumps(
         {k: v for k, v in fields.items() if v not in (None, [], "")}, ensure_ascii=False
     )
@@ -46,8 +48,12 @@ def _problem(kind: str, found: dict[str, Any]) -> str:
             "Nothing was changed: your email could not be read (its structure is broken or "
             "nested too deeply). Reply with your moves as plain text."
         )
+    if error == "stale" and found.get("message"):
+        return _("Your moves were for a turn that is over: they were not played.")
     if error == "stale":
         return _("Your reply was for a turn that is over: nothing was changed.")
+    if error == "message":
+        return ""  # said by the message's own line
     if error == "unreadable":
         return _('Nothing was changed: "%(line)s" is not a move that can be read.') % {"line": line}
     if error == "ambiguous":
@@ -88,6 +94,12 @@ def _context(row: InboundMessage, user: Any) -> dict[str, Any]:
         ),
         "finished": game.status == GameStatus.FINISHED,
         "to_move_name": "",
+        "message_posted": bool(found.get("message")),
+        "message_problem": (
+            _("Your message was not posted: %(reason)s") % {"reason": found["message_error"]}
+            if found.get("message_error")
+            else ""
+        ),
     }
     turn = emails.turn_context(game, user, timezone.now())
     if turn is not None:

@@ -7,7 +7,9 @@ or with the original pasted unquoted under a separator and a From/Sent block (Ou
 webmails). The first way is handled here, in every language (a header is the line, wrapped or
 not, that ends in ":" right above the quoted lines); the second by mail-parser-reply, which
 knows those blocks in many languages. Quoted-printable and base64 are undone by the email
-library.
+library. A phone client's line of its own ("Sent from my iPhone", "Von meinem iPhone
+gesendet", "Get Outlook for Android") is left out too: whatever is not a move is posted to
+the table as the player's message, and that line is not theirs.
 """
 
 from __future__ import annotations
@@ -27,6 +29,13 @@ _QUOTE_HEADERS = re.compile(
     re.IGNORECASE,
 )
 _PARSER = EmailReplyParser(languages=["en", "de", "pl", "cs"])
+#: the lines mail apps add under what the player wrote, in the site's languages
+_CLIENT_LINES = re.compile(
+    r"(sent from my \S.*|sent from (mail|outlook|yahoo mail|samsung)\b.*|get outlook for \S.*"
+    r"|von meinem \S.* gesendet|gesendet von \S.*|wysłane z \S.*|wysłano z \S.*"
+    r"|odesláno z \S.*|odoslané z \S.*|отправлено (\u0441|из) \S.*|\S.*(ról|ről) küldve)",
+    re.IGNORECASE,
+)
 
 
 def message_text(message: Message) -> str:
@@ -151,4 +160,8 @@ def written_lines(text: str) -> list[str]:
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     lines = _without_signature(_without_quotes(lines))
     latest = _PARSER.parse_reply("\n".join(lines)) or ""
-    return [line.strip() for line in latest.splitlines() if line.strip()]
+    return [
+        line.strip()
+        for line in latest.splitlines()
+        if line.strip() and not _CLIENT_LINES.fullmatch(line.strip())
+    ]

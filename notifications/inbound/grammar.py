@@ -265,6 +265,37 @@ def read_line(line: str, legal: Iterable[str], vocabulary: Vocabulary) -> Readin
     return Reading(None, spelled, longer)
 
 
+#: a line of more words is never taken for a move attempt: the longest spelling of a move has
+#: five ("play point 5 > green")
+MOVE_WORDS = 5
+#: the vocabulary's keys a move attempt may begin with (besides a colour or a card)
+_MOVE_HEADS = frozenset(VERBS) | {"deck", "point"}
+
+
+def looks_like_move(line: str, vocabulary: Vocabulary) -> bool:
+    """Whether a line that is no legal move reads as an attempt at one (a typo, a move of
+    another turn, "help") rather than words to the table, so that it is refused or left unread,
+    never posted as a message. It does when it spells an action or help (``spell``); or when
+    it has at most ``MOVE_WORDS`` words and the first is a verb, a colour, the deck, the point
+    word or a card (``zöld 5 nagyy``, ``zöld5``, ``lay r77``); or when it has at most three
+    words and one holds a digit (``purple 12``). So "Take care" (``take`` draws) is refused
+    too: the price of never posting a typo."""
+    if spell(line, vocabulary) is not None:
+        return True
+    words = [w for w in _SEPARATORS.split(line.replace(">", " > ")) if w]
+    if not words or len(words) > MOVE_WORDS:
+        return False
+    first = fold(words[0])
+    if _CARD.fullmatch(first) or _POINT_CARD.fullmatch(words[0]) or first in COLOURS:
+        return True
+    stem = first.rstrip("0123456789x") or first  # "zöld5": the word before its number
+    for word in (first, stem):
+        key = vocabulary.key_of(word)
+        if key is not None and (key in COLOURS or key in _MOVE_HEADS):
+            return True
+    return len(words) <= 3 and any(c.isdigit() for w in words for c in w)
+
+
 # -- writing ---------------------------------------------------------------------------------------
 def _card_words(card: str, vocabulary: Vocabulary) -> str:
     if card[0] in ("P", "W"):

@@ -18,6 +18,35 @@ its sender, acts and answers.
 The moves go down ``games.services.action_submit`` with the sequence number each expects: the
 lines are first read and tried on a copy of the engine's state, so a reply either plays every
 move it could read or nothing; a turn that moved on meanwhile stops it there (``GameMovedOn``).
+
+Moves and a message. A reply to a turn email (or to a message email, whose Reply-To is the
+reader's seat) may hold moves and a message for the table, or only one of them. Its written
+lines (``body.written_lines``: without the quote, the signature after "-- " and a client's
+boilerplate) are read from the top:
+
+1. Nothing written, or "help" (in any spelling of the player's words) before any move: the
+   help answer, the position with the moves and how to write a message.
+2. The moves are the lines at the top that read as legal moves of the turn the address names
+   (``grammar.read_line``; a step the site takes for the player anyway may be written too).
+3. The first line that does not read as a move ends them. If it looks like an attempt at one
+   (``grammar.looks_like_move``: it spells an action, or is short and begins with a move word,
+   a colour or a card, or holds a number), it is handled as before and nothing is posted: the
+   first line of a reply, or any line that spells an action the turn cannot take, refuses the
+   whole reply ("Nothing was changed"); under moves already read, a line that spells nothing
+   leaves itself and the rest unread ("The lines from … on were not read as moves"). So a
+   typo is never posted to the table as chat. The same holds for lines left once the turn is
+   over (a second turn's moves are not read, nor posted).
+4. Otherwise that line and every line after it are the message: posted to the table after the
+   moves are played (``talk.services.message_post``, ``via="email"``), its lines as written,
+   without a last line that is only the player's name (a sign-off). A message needs no turn:
+   to a turn that is over, or when it is not the player's turn, the message is posted all the
+   same, while the moves at its top (the lines that look like moves) are not played (STALE,
+   as before). A message refused by talk's rules (too long, too fast, talk closed) leaves the
+   moves played and says why in the answer.
+
+The outcome: APPLIED when a move was played, MESSAGE for a message alone, REFUSED or STALE as
+before (a refused message alone is REFUSED); the row's detail says what became of the message
+(``message``: "posted", or ``message_error``: the reason, worded), and the answer says both.
 """
 
 from __future__ import annotations
@@ -48,13 +77,15 @@ from games.error_messages import service_error_text
 from games.models import Event, Game, GameStatus, Seat
 from games.services import GameServiceError, action_submit, only_step
 from games.state import engine_state
+from talk.models import Via
+from talk.services import TalkError, message_post
 
 from .. import links
 from ..models import InboundMessage, InboundOutcome
 from . import answers, routes
 from .answers import ANSWERED
 from .body import message_text, written_lines
-from .grammar import read_line
+from .grammar import Vocabulary, fold, looks_like_move, read_line
 from .vocabulary import vocabulary
 
 log = logging.getLogger(__name__)
@@ -422,37 +453,46 @@ def _route_answer(route: routes.ReplyRoute, row: InboundMessage, in_reply_to: st
     return True
 
 
-# -- the moves -------------------------------------------------------------------------------------
+# -- the moves and the message ---------------------------------------------------------------------
 def _play(game: Game, key: links.ReplyKey, user: Any, lines: list[str]) -> tuple[str, str]:
-    """Read the lines as moves of the turn ``key`` names and apply them; the outcome and the
-    row's detail (JSON-like text: what was applied, or why nothing was)."""
+    """Read the lines as moves of the turn ``key`` names and a message under them (the rule:
+    the module's docstring), apply the moves and post the message; the outcome and the row's
+    detail (JSON-like text: what was applied and posted, or why not)."""
+    words = vocabulary(translation.get_language() or "en")
+    lines = _without_sign_off(lines, user)
     if (
         game.frozen
         or game.status != GameStatus.RUNNING
         or game.to_move != key.seat
         or game.turn_seq != key.turn_seq
     ):
-        return InboundOutcome.STALE, answers.detail(error="stale")
+        return _off_turn(game, user, lines, words)
     if not lines:
         return InboundOutcome.HELP, answers.detail()
-    words = vocabulary(translation.get_language() or "en")
     engine = engine_state(game)
     planned: list[str] = []
     taken: list[str] = []  # what the site takes for the player after the last planned move
     ignored = None
-    for line in lines:
+    message: list[str] = []
+    for index, line in enumerate(lines):
         if taken and read_line(line, taken[:1], words).action == taken[0]:
             taken.pop(0)  # they wrote the step the site takes for them anyway (the only draw)
             continue
         taken.clear()
         if engine.finished or engine.to_move != key.seat:
-            ignored = line  # the turn is over: the rest is not for it
+            if looks_like_move(line, words):
+                ignored = line  # the turn is over: the moves of another are not for it
+            else:
+                message = lines[index:]
             break
         reading = read_line(line, engine.legal(), words)
         if reading.help and not planned:
             return InboundOutcome.HELP, answers.detail()
+        if reading.action is None and not looks_like_move(line, words):
+            message = lines[index:]  # words to the table
+            break
         if reading.action is None and planned and reading.spelled is None:
-            ignored = line  # a greeting or a name under the moves
+            ignored = line  # something like a move under the moves: left unread
             break
         if reading.action is None:
             return InboundOutcome.REFUSED, _refusal(engine, key.seat, line, reading)
@@ -473,7 +513,11 @@ def _play(game: Game, key: links.ReplyKey, user: Any, lines: list[str]) -> tuple
         except GameServiceError as exc:
             outcome = InboundOutcome.APPLIED if applied else InboundOutcome.STALE
             return outcome, answers.detail(
-                applied=applied, error="service", reason=service_error_text(exc), line=action
+                applied=applied,
+                error="service",
+                reason=service_error_text(exc),
+                line=action,
+                **_post(game, user, message),
             )
         # what was stored: the move, and any step the site took for the player after it
         applied += (
@@ -481,7 +525,56 @@ def _play(game: Game, key: links.ReplyKey, user: Any, lines: list[str]) -> tuple
             .order_by("seq")
             .values_list("action", flat=True)
         )
-    return InboundOutcome.APPLIED, answers.detail(applied=applied, ignored=ignored)
+    posted = _post(game, user, message)
+    if not applied:
+        return _message_outcome(posted)
+    return InboundOutcome.APPLIED, answers.detail(applied=applied, ignored=ignored, **posted)
+
+
+def _off_turn(game: Game, user: Any, lines: list[str], words: Vocabulary) -> tuple[str, str]:
+    """A reply when the turn its address names is not on (over, or never the player's: a
+    message email's reply while another plays). The lines at its top that look like moves are
+    not played; the rest is a message, posted all the same (a message needs no turn)."""
+    moves = 0
+    while moves < len(lines) and looks_like_move(lines[moves], words):
+        moves += 1
+    posted = _post(game, user, lines[moves:])
+    if not moves and lines:
+        return _message_outcome(posted)
+    return InboundOutcome.STALE, answers.detail(error="stale", **posted)
+
+
+def _message_outcome(posted: dict[str, str]) -> tuple[str, str]:
+    """The outcome of a reply that played no move: its message posted or refused."""
+    if posted.get("message"):
+        return InboundOutcome.MESSAGE, answers.detail(**posted)
+    if posted.get("message_error"):
+        return InboundOutcome.REFUSED, answers.detail(error="message", **posted)
+    return InboundOutcome.HELP, answers.detail()  # nothing but a sign-off: as an empty reply
+
+
+def _post(game: Game, user: Any, lines: list[str]) -> dict[str, str]:
+    """Post ``lines`` as the player's message at the table; what became of it, for the row's
+    detail (nothing when there is no message)."""
+    if not lines:
+        return {}
+    try:
+        message_post(game_id=game.pk, user=user, text="\n".join(lines), via=Via.EMAIL)
+    except TalkError as exc:
+        return {"message_error": service_error_text(exc)}
+    return {"message": "posted"}
+
+
+def _without_sign_off(lines: list[str], user: Any) -> list[str]:
+    """The lines without a last one that is only the player's name ("Anna", "- Anna"): a
+    sign-off, not words to the table."""
+    names = {fold(user.username), fold(user.public_name)}
+    display = (getattr(user, "display_name", "") or "").split()
+    if display:
+        names |= {fold(" ".join(display)), fold(display[0])}
+    if lines and fold(lines[-1].strip(" -\u2013\u2014~.,!")) in names - {""}:
+        return lines[:-1]
+    return lines
 
 
 def _refusal(engine: Any, seat: int, line: str, reading: Any) -> str:

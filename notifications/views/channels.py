@@ -43,6 +43,19 @@ def channel_mode(request: HttpRequest, channel: str) -> HttpResponse:
 
 @login_required
 @require_POST
+def talk_mode(request: HttpRequest, channel: str) -> HttpResponse:
+    """A channel's choice for table talk (the "Table talk" part of the settings page)."""
+    try:
+        preferences.set_message_mode(_user(request), channel, request.POST.get("mode", ""))
+    except ValidationError as error:
+        messages.error(request, " ".join(error.messages))
+    else:
+        messages.success(request, _("Your notification settings are saved."))
+    return _back()
+
+
+@login_required
+@require_POST
 def always_notify(request: HttpRequest) -> HttpResponse:
     preferences.set_always_notify(_user(request), request.POST.get("always") == "on")
     messages.success(request, _("Your notification settings are saved."))

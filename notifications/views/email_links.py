@@ -35,7 +35,6 @@ from games.services import (
     NotYourTurn,
     action_submit,
 )
-from games.views.play import too_many_actions
 from notifications import links
 from notifications.emails import linked_groups
 
@@ -164,13 +163,13 @@ def email_action(request: HttpRequest, token: str) -> HttpResponse:
     POSTs are counted against ACTION_RATE_LIMIT per client IP (valid or not, which also
     bounds guessing at signatures) and per seat the link acts for."""
     if request.method == "POST" and not ratelimit.hit("action-ip", ratelimit.client_ip(request)):
-        return too_many_actions(request)
+        return ratelimit.too_many_actions(request)
     try:
         link = links.action_read(token)
     except links.LinkError as error:
         return _refused(request, error.code)
     if request.method == "POST" and not ratelimit.hit("action-seat", f"{link.game_id}:{link.seat}"):
-        return too_many_actions(request)
+        return ratelimit.too_many_actions(request)
     game = Game.objects.filter(pk=link.game_id).first()
     if game is None:
         return _refused(request, "no_game")

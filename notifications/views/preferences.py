@@ -26,7 +26,7 @@ from accounts.services import update_email_preferences
 
 from .. import preferences as channel_preferences
 from ..channels import push
-from ..models import ChannelMode
+from ..models import ChannelMode, MessageMode
 
 
 def _user(request: HttpRequest) -> User:
@@ -69,8 +69,11 @@ def _page(
         "push_available": push.available(),
         "push_key": push.public_key() if push.available() else "",
         "push_devices": channel_preferences.push_devices(user),
+        "talk_channels": channel_preferences.talk_rows(user),
+        "message_modes": MessageMode.choices,
     }
-    return render(request, "games/email_preferences.html", context, status=status)
+    # games/email_preferences.html with the table talk part after it
+    return render(request, "notifications/email_preferences.html", context, status=status)
 
 
 @login_required

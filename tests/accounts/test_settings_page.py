@@ -48,7 +48,12 @@ def test_settings_page_shows_the_current_values(signed_in: Client, player: User)
     assert response.status_code == 200
     assert [t.name for t in response.templates][:2] == ["accounts/settings.html", "base.html"]
     form = response.context["form"]
-    assert form.initial == {"display_name": "Anna K", "time_zone": "UTC", "language": "en"}
+    assert form.initial == {
+        "display_name": "Anna K",
+        "time_zone": "UTC",
+        "language": "en",
+        "talk_in_records": False,  # issue 29: may their table talk be in game records
+    }
 
 
 def test_time_zone_select_lists_common_european_zones_first(signed_in: Client) -> None:

@@ -14,7 +14,7 @@ import time_machine
 from django.core import mail
 from django.utils import timezone
 
-from notifications import channels, outbox
+from notifications import channels, outbox, senders
 from notifications.models import (
     ChannelMode,
     Notification,
@@ -51,12 +51,12 @@ class FakeSender(channels.SimpleSender):
 @pytest.fixture
 def fake(monkeypatch: pytest.MonkeyPatch) -> FakeSender:
     sender = FakeSender()
-    real = channels.registry
+    real = senders.registry
 
     def registry() -> dict[str, Any]:
         return {**real(), "webhook": sender}
 
-    monkeypatch.setattr(channels, "registry", registry)
+    monkeypatch.setattr(senders, "registry", registry)
     return sender
 
 
@@ -114,7 +114,7 @@ def test_a_channel_the_registry_does_not_list_gets_no_rows(table: Any, settings:
     bela = t.users[1]
     choose(bela, "push", ChannelMode.EVERY_TURN)
     play_turn(t)
-    assert "push" not in channels.registry()
+    assert "push" not in senders.registry()
     assert not Notification.objects.filter(user=bela, channel="push").exists()
 
 

@@ -112,14 +112,28 @@ def test_help_and_an_empty_reply_answer_with_the_position(players: Callable[...,
     assert events(t) == 0
 
 
-def test_a_greeting_under_the_moves_is_left_unread_and_said_so(
+def test_a_greeting_under_the_moves_is_posted_as_a_message_and_said_so(
     players: Callable[..., Table],
 ) -> None:
+    """Issue 29: the words under the moves are a message for the table (they used to be left
+    unread, "The lines from ... on were not read as moves")."""
     t = players()
     mail.outbox.clear()
     receive(reply(reply_address(t.game), t.users[0].email, "red 5 big\ndraw deck\nThanks, Anna"))
     assert events(t) == 2
-    assert '"Thanks, Anna"' in mail.outbox[0].body
+    assert list(t.game.messages.values_list("text", "via")) == [("Thanks, Anna", "email")]
+    assert "Your message was posted at the table." in mail.outbox[0].body
+
+
+def test_a_move_like_line_under_the_moves_is_left_unread_and_said_so(
+    players: Callable[..., Table],
+) -> None:
+    t = players()
+    mail.outbox.clear()
+    receive(reply(reply_address(t.game), t.users[0].email, "red 5 big\ndraw deck\nred 7 bigg"))
+    assert events(t) == 2
+    assert '"red 7 bigg"' in mail.outbox[0].body
+    assert not t.game.messages.exists()
 
 
 def test_a_move_whose_draw_is_the_only_one_ends_the_turn_and_a_late_draw_is_stale(
