@@ -4,6 +4,7 @@ from django.contrib import admin
 from django.urls import include, path
 
 from games.views.home import home
+from keltis_site.app_shell import offline, web_manifest
 from keltis_site.health import healthz
 from keltis_site.site_files import favicon, robots_txt
 
@@ -12,6 +13,9 @@ urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("robots.txt", robots_txt, name="robots_txt"),
     path("favicon.ico", favicon, name="favicon"),
+    # the installable app (keltis_site/app_shell.py); its service worker is notifications' /sw.js
+    path("manifest.webmanifest", web_manifest, name="web_manifest"),
+    path("offline/", offline, name="offline"),
     path("", include("games.urls_lobby")),
     path("", include("games.urls_play")),
     # Our account pages first, so they win over allauth's on a shared path.

@@ -15,6 +15,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from accounts.models import User
+from keltis_site import app_shell
 
 from .. import preferences
 
@@ -102,9 +103,11 @@ def push_remove(request: HttpRequest, subscription_id: int) -> HttpResponse:
 
 @require_GET
 def service_worker(request: HttpRequest) -> HttpResponse:
-    """The service worker, from the site's root so that its scope is the whole site."""
+    """The service worker, from the site's root so that its scope is the whole site. It shows
+    the push messages and keeps the offline page (what to keep: keltis_site.app_shell)."""
     response = HttpResponse(
-        render_to_string("notifications/sw.js"), content_type="text/javascript; charset=utf-8"
+        render_to_string("notifications/sw.js", app_shell.worker_context()),
+        content_type="text/javascript; charset=utf-8",
     )
     response["Service-Worker-Allowed"] = "/"
     response["Cache-Control"] = "no-cache"

@@ -206,6 +206,9 @@ def context_for(browser: Any, live_server: Any) -> Iterator[Any]:
             viewport={"width": 1280, "height": 1000},
             extra_http_headers={"Accept-Language": language},
             bypass_csp=True,  # axe-core is injected as an inline script (test_csp checks the CSP)
+            # the site's service worker (sw.js) would take the error pages' navigations past
+            # page.route to the network (tests/browser/test_installable.py tests the worker)
+            service_workers="block",
         )
         context.set_default_timeout(15_000)
         if user is not None:
