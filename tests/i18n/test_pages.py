@@ -157,10 +157,19 @@ def test_pages_for_visitors_follow_the_browser(client: Client, db: None, languag
 def test_the_allauth_pages_use_allauths_translations(
     client: Client, db: None, language: str
 ) -> None:
-    """Sign-in, sign-up and password pages are allauth's, worded by its own catalogues."""
-    response = client.get("/accounts/login/", headers={"accept-language": language})
+    """The password pages are allauth's, worded by its own catalogues; the login page speaks
+    the site's words (its "Log in", not allauth's "Sign In": issue 32)."""
+    response = client.get("/accounts/password/reset/", headers={"accept-language": language})
     with translation.override(language):
-        sign_in = translation.gettext("Sign In")
-    assert sign_in != "Sign In"
+        reset, sign_in, log_in = (
+            translation.gettext(text) for text in ("Password Reset", "Sign In", "Log in")
+        )
+    assert reset != "Password Reset"
     text = page_text(response.content)
-    assert sign_in in text and "Sign In" not in text
+    assert reset in text and "Password Reset" not in text
+
+    login = client.get("/accounts/login/", headers={"accept-language": language}).content
+    heading = re.search(rb"<h1[^>]*>(.*?)</h1>", login, flags=re.S)
+    assert heading and page_text(heading.group(1)).strip() == log_in != "Log in"
+    assert sign_in == log_in or sign_in not in page_text(login).replace(log_in, "")
+    assert "Sign In" not in page_text(login)
