@@ -45,6 +45,16 @@ def apart(user_id: int, others: Iterable[int]) -> bool:
     ).exists()
 
 
+def may_challenge(viewer: User | None, player: User) -> bool:
+    """Whether ``viewer`` is offered a challenge to ``player`` (a profile, a finished table):
+    a signed-in person other than them, neither a bot account, and no block either way."""
+    if viewer is None or not viewer.is_authenticated or viewer.pk == player.pk:
+        return False
+    if player.is_bot or getattr(viewer, "is_bot", False):
+        return False
+    return not apart(viewer.pk, [player.pk])
+
+
 def blocked_pairs(user_ids: Iterable[int]) -> set[frozenset[int]]:
     """The pairs among ``user_ids`` where one blocked the other (the matchmaker's input)."""
     ids = list(user_ids)

@@ -266,16 +266,12 @@ def tournament_detail(tournament: Tournament, user: Any) -> dict[str, Any]:
 # -- friends: invitations and rematches ---------------------------------------------------------
 def invitation(row: Invitation, viewer: Any) -> dict[str, Any]:
     """One invitation as ``viewer`` may see it: an address invited only to its inviter."""
-    if row.invitee_id is not None:
-        invitee = viewer.public_name if row.invitee_id == viewer.pk else row.invitee.public_name
-    else:
-        invitee = row.email if viewer.pk == row.inviter_id else ""
     return {
         "id": row.pk,
         "game": row.game_id,
         "league": row.league_id,
         "inviter": row.inviter.public_name if row.inviter_id else "",
-        "invitee": invitee,
+        "invitee": row.name_for(viewer),
         "status": row.status,
         "expires_at": row.expires_at,
     }

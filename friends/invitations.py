@@ -298,8 +298,7 @@ def game_invite(*, game_id: int, inviter: User, invitee: str) -> Invitation:
             raise CannotInvite(_("Only the player who opened this table can invite to it."))
         if game.status != GameStatus.OPEN:
             raise CannotJoin(_("This game is no longer open."))
-        free = game.player_count - game.seats.count() - held_seats(game)
-        found = resolve_all([invitee], inviter=inviter, seats=free)
+        found = resolve_all([invitee], inviter=inviter, seats=free_seats(game))
         if not found:
             raise InviteeNotFound(invitee)
         if found[0].user is not None and game.seats.filter(user=found[0].user).exists():
@@ -327,6 +326,11 @@ def _pending(now: datetime | None = None, **target: Any) -> Any:
 def held_seats(game: Game) -> int:
     """The seats of ``game`` its pending invitations hold (games.services.SEATS_HELD)."""
     return _pending(game=game).count()
+
+
+def free_seats(game: Game) -> int:
+    """The seats of ``game`` nobody sits at and no pending invitation holds."""
+    return max(0, game.player_count - game.seats.count() - held_seats(game))
 
 
 def held_seats_expression() -> Any:

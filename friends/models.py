@@ -8,6 +8,8 @@ are. An invitee without an account is an address (``email``) until they sign up.
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
@@ -145,9 +147,17 @@ class Invitation(models.Model):
         return self.status == InvitationStatus.PENDING
 
     def invitee_name(self) -> str:
-        """Who it is for, as the inviter and the table see it: a member's name, or the address
-        (only its inviter and staff ever see an address)."""
+        """Who it is for: a member's name, or the address (for its inviter: ``name_for``)."""
         return self.invitee.public_name if self.invitee_id else self.email
+
+    def name_for(self, viewer: Any) -> str:
+        """Who it is for, as ``viewer`` may see it: a member's name; an address only for its
+        inviter and staff ("" for anyone else: the pages say "someone invited by email")."""
+        if self.invitee_id is not None:
+            return self.invitee.public_name
+        if viewer is not None and (viewer.pk == self.inviter_id or viewer.is_staff):
+            return self.email
+        return ""
 
 
 class OptOut(models.Model):

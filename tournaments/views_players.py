@@ -33,20 +33,9 @@ def profile(request: HttpRequest, username: str) -> HttpResponse:
             "ratings": rating_selectors.player_ratings(player),
             # the viewer's block button (None: their own page, or nobody logged in)
             "blocking": _blocking(request, player),
-            "may_challenge": _may_challenge(request, player),
+            "may_challenge": blocks.may_challenge(request.user, player),
         },
     )
-
-
-def _may_challenge(request: HttpRequest, player: Any) -> bool:
-    """The "Challenge" button (the create page with ``player`` invited): for a signed-in
-    person other than ``player``, never to a bot account, never across a block."""
-    viewer = request.user
-    if not viewer.is_authenticated or viewer.pk == player.pk:
-        return False
-    if player.is_bot or getattr(viewer, "is_bot", False):
-        return False
-    return not blocks.apart(viewer.pk, [player.pk])
 
 
 def _blocking(request: HttpRequest, player: Any) -> bool | None:

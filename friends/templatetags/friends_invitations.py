@@ -43,18 +43,13 @@ def table_invitations(context: template.Context, game: Any) -> dict[str, Any]:
     if not rows and not is_creator:
         return {"show": False}
     now = timezone.now()
-    pending = sum(1 for row in rows if row.pending)
-    free = game.player_count - game.seats.count() - pending
+    free = invitations.free_seats(game)
     shown = []
     mine = None
     for row in rows:
-        if row.invitee_id is not None:
-            name = row.invitee.public_name
-        elif viewer is not None and row.inviter_id == viewer.pk:
-            name = row.email
-        else:
-            name = None  # "someone invited by email"
-        shown.append({"invitation": row, "name": name, "status": row.get_status_display()})
+        shown.append(
+            {"invitation": row, "name": row.name_for(viewer), "status": row.get_status_display()}
+        )
         if viewer is not None and row.pending and row.invitee_id == viewer.pk:
             mine = row
     return {
@@ -62,7 +57,7 @@ def table_invitations(context: template.Context, game: Any) -> dict[str, Any]:
         "game": game,
         "rows": shown,
         "is_creator": is_creator,
-        "free_seats": max(0, free),
+        "free_seats": free,
         "some_closed": any(
             row.status in (InvitationStatus.DECLINED, InvitationStatus.EXPIRED) for row in rows
         ),
@@ -90,25 +85,9 @@ def game_challenges(context: template.Context, page: Any) -> dict[str, Any]:
     """For a signed-in player looking at a finished game: a challenge to each other person at
     it (not bots, not a bot account, nobody either of them blocked)."""
     viewer = _viewer(context)
-    if viewer is None or getattr(viewer, "is_bot", False) or not page.finished:
+    if viewer is None or not page.finished:
         return {"seats": []}
-    seats = [
-        seat
-        for seat in page.seats
-        if seat.username and not seat.is_bot and not seat.bot_account and not seat.is_viewer
-    ]
-    if not seats:
-        return {"seats": []}
-    users = dict(
-        User.objects.filter(username__in=[seat.username for seat in seats]).values_list(
-            "username", "pk"
-        )
-    )
-    pairs = blocks.blocked_pairs([viewer.pk, *users.values()])
-    return {
-        "seats": [
-            seat
-            for seat in seats
-            if seat.username in users and frozenset((viewer.pk, users[seat.username])) not in pairs
-        ]
-    }
+    people = [seat for seat in page.seats if seat.username and not seat.is_viewer]
+    users = User.objects.filter(username__in=[seat.username for seat in people])
+    allowed = {user.username for user in users if blocks.may_challenge(viewer, user)}
+    return {"seats": [seat for seat in people if seat.username in allowed]}

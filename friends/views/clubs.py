@@ -77,13 +77,16 @@ def club_invite(request: HttpRequest, league_id: int) -> HttpResponse:
                 % {"n": len(made)},
             )
             return redirect("club_invite", league_id=league.pk)
+    pending = clubs.club_invitations(league)
+    for invitation in pending:  # an address only for its inviter and staff
+        invitation.shown_name = invitation.name_for(request.user)
     return render(
         request,
         "friends/club_invite.html",
         {
             "league": league,
             "form": form,
-            "pending": clubs.club_invitations(league),
+            "pending": pending,
             "max_at_once": clubs.MAX_AT_ONCE,
             "invitation_days": settings.INVITATION_DAYS,
         },

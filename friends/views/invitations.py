@@ -16,7 +16,6 @@ from django.contrib.auth.views import redirect_to_login
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
@@ -24,6 +23,7 @@ from games import listings
 from games.error_messages import service_error_text
 from games.models import Game
 from games.services import GameServiceError, game_seat_bot
+from games.views.next_page import next_page
 
 from .. import invitation_accounts, invitations
 from ..invitations import InvitationNotValid
@@ -40,16 +40,6 @@ def _target_url(invitation: Invitation) -> str:
     if invitation.game_id is not None:
         return listings.game_url(invitation.game_id)
     return reverse("league_detail", args=[invitation.league_id])
-
-
-def _back(request: HttpRequest, default: str) -> str:
-    """The local page a form asked to return to (``next``), else ``default``."""
-    target = request.POST.get("next", "")
-    if target and url_has_allowed_host_and_scheme(
-        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
-    ):
-        return target
-    return default
 
 
 def table_summary(game: Game) -> dict[str, Any]:
@@ -133,7 +123,7 @@ def _signed_in(request: HttpRequest, back: str) -> HttpResponse | None:
 @require_POST
 def member_accept(request: HttpRequest, invitation_id: int) -> HttpResponse:
     """The member invited accepts from the site (their games page, the table's page)."""
-    back = _back(request, reverse("my_games"))
+    back = next_page(request, reverse("my_games"))
     if (refusal := _signed_in(request, back)) is not None:
         return refusal
     try:
@@ -147,7 +137,7 @@ def member_accept(request: HttpRequest, invitation_id: int) -> HttpResponse:
 
 @require_POST
 def member_decline(request: HttpRequest, invitation_id: int) -> HttpResponse:
-    back = _back(request, reverse("my_games"))
+    back = next_page(request, reverse("my_games"))
     if (refusal := _signed_in(request, back)) is not None:
         return refusal
     try:
@@ -165,7 +155,7 @@ def withdraw(request: HttpRequest, invitation_id: int) -> HttpResponse:
     invitation = Invitation.objects.filter(pk=invitation_id).only("game_id", "league_id").first()
     if invitation is None:
         raise Http404
-    back = _back(request, _target_url(invitation))
+    back = next_page(request, _target_url(invitation))
     if (refusal := _signed_in(request, back)) is not None:
         return refusal
     try:

@@ -12,7 +12,6 @@ from django.contrib.auth.views import redirect_to_login
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -24,6 +23,8 @@ from games.models import Game, GameKind, GameStatus
 from games.presenters.messages import joined_message
 from games.services import GameServiceError, game_create, game_join, game_leave
 from keltis_site.pagination import paginate
+
+from .next_page import next_page
 
 
 @require_GET
@@ -117,16 +118,6 @@ def create(request: HttpRequest) -> HttpResponse:
     return render(request, "games/create.html", {"form": form})
 
 
-def _back(request: HttpRequest) -> str:
-    """Where a join or leave form asked to return to (a local path), else the lobby."""
-    target = request.POST.get("next", "")
-    if target and url_has_allowed_host_and_scheme(
-        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
-    ):
-        return target
-    return reverse("lobby")
-
-
 @require_POST
 def join(request: HttpRequest, game_id: int) -> HttpResponse:
     if not request.user.is_authenticated:
@@ -138,11 +129,11 @@ def join(request: HttpRequest, game_id: int) -> HttpResponse:
         raise Http404 from None
     except GameServiceError as exc:
         messages.error(request, service_error_text(exc))
-        return HttpResponseRedirect(_back(request))
+        return HttpResponseRedirect(next_page(request, reverse("lobby")))
     messages.success(request, joined_message(game))
     if game.status == GameStatus.RUNNING:
         return redirect(listings.game_url(game.pk))
-    return HttpResponseRedirect(_back(request))
+    return HttpResponseRedirect(next_page(request, reverse("lobby")))
 
 
 @require_POST
@@ -155,12 +146,12 @@ def leave(request: HttpRequest, game_id: int) -> HttpResponse:
         raise Http404 from None
     except GameServiceError as exc:
         messages.error(request, service_error_text(exc))
-        return HttpResponseRedirect(_back(request))
+        return HttpResponseRedirect(next_page(request, reverse("lobby")))
     if game.status == GameStatus.CANCELLED:
         messages.success(request, _("%(game)s is cancelled.") % {"game": game})
     else:
         messages.success(request, _("You left %(game)s.") % {"game": game})
-    return HttpResponseRedirect(_back(request))
+    return HttpResponseRedirect(next_page(request, reverse("lobby")))
 
 
 @login_required

@@ -8,6 +8,7 @@ import threading
 from typing import Any
 
 import pytest
+from django.db import connection, connections
 from django.urls import reverse
 
 from accounts import blocks
@@ -214,13 +215,13 @@ def test_the_decline_button_and_a_logged_out_post(client: Any, trio: list[Any]) 
 
 
 @pytest.mark.django_db(transaction=True)
+@pytest.mark.skipif(
+    connection.vendor != "postgresql",
+    reason="row locks are PostgreSQL's (CI's second run): on SQLite the sequential test stands in",
+)
 def test_racing_acceptances_make_one_game_on_postgresql(trio: list[Any]) -> None:
     """Two players' last yes at the same moment, each in its own connection: the old game's row
     lock makes them take turns, so exactly one new game starts (and none is lost)."""
-    from django.db import connection, connections
-
-    if connection.vendor != "postgresql":
-        pytest.skip("SQLite has no row locks: the sequential test above stands in")
     anna, bela, cecil = trio
     game = finished([anna, bela, cecil])
     rematches.rematch_offer(game_id=game.pk, user=anna)
