@@ -15,6 +15,15 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+import pytest
+from django.db import connection
+
+#: for checks of how pages look, which are the same on both databases and take minutes: CI's
+#: SQLite run has them, so that the PostgreSQL run stays within its 15 minutes
+SQLITE_RUN_ONLY = pytest.mark.skipif(
+    connection.vendor != "sqlite", reason="the same pages on SQLite: CI's SQLite run"
+)
+
 TOOLS = Path(__file__).resolve().parent / "tools" / "node_modules"
 AXE = TOOLS / "axe-core" / "axe.min.js"
 VNU = TOOLS / "vnu-jar" / "build" / "dist" / "vnu.jar"

@@ -18,9 +18,9 @@ from django.utils import translation
 from accounts.models import User
 from games.services import game_create
 from keltis_site import app_shell
-from tests.browser.page_checkers import axe_violations, html_errors
+from tests.browser.page_checkers import SQLITE_RUN_ONLY, axe_violations, html_errors
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), SQLITE_RUN_ONLY]
 
 #: the active worker controls the page once it has claimed it (sw.js: clients.claim())
 CONTROLLED = "() => navigator.serviceWorker.controller !== null"

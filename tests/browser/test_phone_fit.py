@@ -15,10 +15,11 @@ from django.test import Client
 
 from api.tokens import token_create
 from games.services import game_create, game_join
+from tests.browser.page_checkers import SQLITE_RUN_ONLY
 from tests.browser.test_page_standards import _play
 from tests.browser.test_phone_width import CHART_LABELS, WIDEST
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), SQLITE_RUN_ONLY]
 
 #: the elements that are too small to tap: visible, under 24 CSS px either way
 SMALL_TARGETS = """(selector) => Array.from(document.querySelectorAll(selector))

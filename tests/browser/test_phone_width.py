@@ -9,7 +9,9 @@ from typing import Any
 import pytest
 from django.conf import settings
 
-pytestmark = pytest.mark.django_db(transaction=True)
+from tests.browser.page_checkers import SQLITE_RUN_ONLY
+
+pytestmark = [pytest.mark.django_db(transaction=True), SQLITE_RUN_ONLY]
 
 LANGUAGES = [code for code, _name in settings.LANGUAGES]
 
