@@ -30,6 +30,9 @@ class Message(models.Model):
     text = models.TextField()
     created_at = models.DateTimeField(default=timezone.now, db_index=True)
     via = models.CharField(max_length=8, choices=Via.choices, default=Via.PAGE)
+    #: the Message-ID of the email reply that posted it: a reply handled again (its worker died
+    #: before the reply's row was closed) finds its message instead of posting it twice
+    reply_message_id = models.CharField(max_length=255, blank=True, default="")
     #: set by staff (talk.moderation.message_hide): shown as "hidden by staff" to everyone
     hidden_at = models.DateTimeField(null=True, blank=True)
     hidden_by = models.ForeignKey(
@@ -43,6 +46,13 @@ class Message(models.Model):
     class Meta:
         ordering = ["game_id", "created_at", "pk"]
         indexes = [models.Index(fields=["game", "created_at"], name="talk_message_by_game")]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["reply_message_id"],
+                condition=~models.Q(reply_message_id=""),
+                name="talk_message_once_per_reply",
+            )
+        ]
 
     def __str__(self) -> str:
         return f"message {self.pk} in game {self.game_id}"

@@ -73,10 +73,19 @@ def suspended(user: Any, now: Any = None) -> bool:
     return row is not None and row.active(now)
 
 
-def message_post(*, game_id: int, user: Any, text: str, via: str = Via.PAGE) -> Message:
+def message_post(
+    *, game_id: int, user: Any, text: str, via: str = Via.PAGE, reply_message_id: str = ""
+) -> Message:
     """Store what ``user`` wrote at their table: a person seated there (never a bot, nor a bot
     account), while its talk is open, not suspended, within the rate limits, and a text that
-    passes ``rules.clean_text``. Raises a TalkError (or Game.DoesNotExist)."""
+    passes ``rules.clean_text``. Raises a TalkError (or Game.DoesNotExist).
+
+    ``reply_message_id`` (an email reply's Message-ID) posts once: the same reply handled again
+    returns the message it posted, and nothing notifies twice."""
+    if reply_message_id and (
+        found := Message.objects.filter(reply_message_id=reply_message_id).first()
+    ):
+        return found
     game = Game.objects.get(pk=game_id)
     if getattr(user, "is_bot", False) or _seat_of(game, user) is None:
         raise NotAtTheTable()
@@ -94,13 +103,23 @@ def message_post(*, game_id: int, user: Any, text: str, via: str = Via.PAGE) -> 
         and ratelimit.hit("talk-hour", key, settings.TALK_RATE_PER_HOUR)
     ):
         raise TalkTooFast()
-    with transaction.atomic():
-        message = Message.objects.create(
-            game=game, author=user, seq=game.seq, text=cleaned, via=via
-        )
-        for hook in POSTED_HOOKS:
-            hook(message)
-        game_services.changed(game.pk)
+    try:
+        with transaction.atomic():
+            message = Message.objects.create(
+                game=game,
+                author=user,
+                seq=game.seq,
+                text=cleaned,
+                via=via,
+                reply_message_id=reply_message_id,
+            )
+            for hook in POSTED_HOOKS:
+                hook(message)
+            game_services.changed(game.pk)
+    except IntegrityError:  # the same reply, handled at the same time by another process
+        if not reply_message_id:
+            raise
+        return Message.objects.get(reply_message_id=reply_message_id)
     return message
 
 

@@ -177,7 +177,7 @@ def _receive(raw: bytes, recipient: str | None, envelope_sender: str | None) -> 
         outcome, detail = InboundOutcome.REFUSED, unparseable
     else:
         with translation.override(user.language or settings.LANGUAGE_CODE):
-            outcome, detail = _play(game, key, user, found.lines)
+            outcome, detail = _play(game, key, user, found.lines, found.message_id)
     row.detail = detail
     _close(row, outcome, EX_OK)
     answered = answers.answer(row, user, in_reply_to=found.message_id)
@@ -454,7 +454,9 @@ def _route_answer(route: routes.ReplyRoute, row: InboundMessage, in_reply_to: st
 
 
 # -- the moves and the message ---------------------------------------------------------------------
-def _play(game: Game, key: links.ReplyKey, user: Any, lines: list[str]) -> tuple[str, str]:
+def _play(
+    game: Game, key: links.ReplyKey, user: Any, lines: list[str], reply_id: str
+) -> tuple[str, str]:
     """Read the lines as moves of the turn ``key`` names and a message under them (the rule:
     the module's docstring), apply the moves and post the message; the outcome and the row's
     detail (JSON-like text: what was applied and posted, or why not)."""
@@ -466,7 +468,7 @@ def _play(game: Game, key: links.ReplyKey, user: Any, lines: list[str]) -> tuple
         or game.to_move != key.seat
         or game.turn_seq != key.turn_seq
     ):
-        return _off_turn(game, user, lines, words)
+        return _off_turn(game, user, lines, words, reply_id)
     if not lines:
         return InboundOutcome.HELP, answers.detail()
     engine = engine_state(game)
@@ -517,7 +519,7 @@ def _play(game: Game, key: links.ReplyKey, user: Any, lines: list[str]) -> tuple
                 error="service",
                 reason=service_error_text(exc),
                 line=action,
-                **_post(game, user, message),
+                **_post(game, user, message, reply_id),
             )
         # what was stored: the move, and any step the site took for the player after it
         applied += (
@@ -525,20 +527,22 @@ def _play(game: Game, key: links.ReplyKey, user: Any, lines: list[str]) -> tuple
             .order_by("seq")
             .values_list("action", flat=True)
         )
-    posted = _post(game, user, message)
+    posted = _post(game, user, message, reply_id)
     if not applied:
         return _message_outcome(posted)
     return InboundOutcome.APPLIED, answers.detail(applied=applied, ignored=ignored, **posted)
 
 
-def _off_turn(game: Game, user: Any, lines: list[str], words: Vocabulary) -> tuple[str, str]:
+def _off_turn(
+    game: Game, user: Any, lines: list[str], words: Vocabulary, reply_id: str
+) -> tuple[str, str]:
     """A reply when the turn its address names is not on (over, or never the player's: a
     message email's reply while another plays). The lines at its top that look like moves are
     not played; the rest is a message, posted all the same (a message needs no turn)."""
     moves = 0
     while moves < len(lines) and looks_like_move(lines[moves], words):
         moves += 1
-    posted = _post(game, user, lines[moves:])
+    posted = _post(game, user, lines[moves:], reply_id)
     if not moves and lines:
         return _message_outcome(posted)
     return InboundOutcome.STALE, answers.detail(error="stale", **posted)
@@ -553,13 +557,20 @@ def _message_outcome(posted: dict[str, str]) -> tuple[str, str]:
     return InboundOutcome.HELP, answers.detail()  # nothing but a sign-off: as an empty reply
 
 
-def _post(game: Game, user: Any, lines: list[str]) -> dict[str, str]:
+def _post(game: Game, user: Any, lines: list[str], reply_id: str) -> dict[str, str]:
     """Post ``lines`` as the player's message at the table; what became of it, for the row's
-    detail (nothing when there is no message)."""
+    detail (nothing when there is no message). The reply's Message-ID posts it once, should
+    the reply be handled again after a worker died before closing its row."""
     if not lines:
         return {}
     try:
-        message_post(game_id=game.pk, user=user, text="\n".join(lines), via=Via.EMAIL)
+        message_post(
+            game_id=game.pk,
+            user=user,
+            text="\n".join(lines),
+            via=Via.EMAIL,
+            reply_message_id=reply_id,
+        )
     except TalkError as exc:
         return {"message_error": service_error_text(exc)}
     return {"message": "posted"}

@@ -7,13 +7,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from datetime import timedelta
 from typing import Any
 
 import pytest
 from django.core import mail
+from django.utils import timezone
 
 from games.models import Event
-from notifications.inbound.handler import receive
+from notifications.inbound.handler import STUCK_AFTER, receive
 from notifications.models import InboundMessage, InboundOutcome, Notification, NotificationKind
 from talk.models import Message
 from tests.notifications.conftest import Table, play_turn
@@ -262,3 +264,29 @@ def test_the_help_answer_says_how_to_write_a_message(players: Callable[..., Tabl
     receive(reply(reply_address(t.game), t.users[0].email, "help"))
     assert "A message for the table goes under your moves" in answer_to(t.users[0]).body
     assert talk(t) == []
+
+
+def test_a_reply_handled_again_after_a_dead_worker_posts_its_message_once(
+    players: Callable[..., Table],
+) -> None:
+    """A worker that died after posting the message, before closing the reply's row: the row
+    stays "processing"; once it is stuck, the redelivered reply is handled again, and its
+    message is found, not posted twice (nor notified twice)."""
+    t = players()
+    anna, bela = t.users
+    raw = reply(reply_address(t.game), anna.email, "Well played!", message_id="<d@x>")
+    receive(raw)
+    assert talk(t) == [("Well played!", "email", anna.pk)]
+    notified = Notification.objects.filter(user=bela, kind=NotificationKind.MESSAGE).count()
+    # as a dead worker leaves it: still processing, long ago
+    InboundMessage.objects.update(
+        outcome=InboundOutcome.PROCESSING,
+        received_at=timezone.now() - STUCK_AFTER - timedelta(minutes=1),
+        answered_at=None,
+    )
+
+    result = receive(raw)
+
+    assert result.outcome == InboundOutcome.MESSAGE
+    assert talk(t) == [("Well played!", "email", anna.pk)]
+    assert Notification.objects.filter(user=bela, kind=NotificationKind.MESSAGE).count() == notified
