@@ -7,11 +7,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from django.db.models import Exists, QuerySet, Subquery
+
 from accounts.models import Block
-from games.models import Game
+from games.models import Game, Seat
 
 from . import rules
-from .models import Message
+from .models import Message, Mute, Suspension
 
 
 @dataclass(frozen=True)
@@ -30,10 +32,48 @@ class ShownMessage:
     links: bool
 
 
-def _blocked_by(viewer: Any) -> set[int]:
+@dataclass(frozen=True)
+class Reader:
+    """What the talk panel needs to know of its reader at one table."""
+
+    seated: bool = False
+    muted: bool = False
+    suspended: bool = False
+
+
+def reader_at(game: Game, viewer: Any) -> Reader:
+    """Whether ``viewer`` has a seat at ``game``, muted its talk, or is suspended from talk:
+    one query, as the game page asks it on every load."""
     if viewer is None or not getattr(viewer, "is_authenticated", False):
-        return set()
-    return set(Block.objects.filter(blocker_id=viewer.pk).values_list("blocked_id", flat=True))
+        return Reader()
+    row = (
+        Seat.objects.filter(game_id=game.pk, user_id=viewer.pk)
+        .annotate(
+            muted=Exists(Mute.objects.filter(game_id=game.pk, user_id=viewer.pk)),
+            suspended=Exists(Suspension.objects.filter(user_id=viewer.pk)),
+            suspended_until=Subquery(
+                Suspension.objects.filter(user_id=viewer.pk).values("until")[:1]
+            ),
+        )
+        .values("muted", "suspended", "suspended_until")
+        .first()
+    )
+    if row is None:
+        return Reader()
+    return Reader(
+        seated=True,
+        muted=row["muted"],
+        suspended=row["suspended"] and Suspension(until=row["suspended_until"]).active(),
+    )
+
+
+def _without_blocked(rows: QuerySet[Message], viewer: Any) -> QuerySet[Message]:
+    """``rows`` without what a player ``viewer`` blocked wrote (a subquery: no query of its
+    own)."""
+    if viewer is None or not getattr(viewer, "is_authenticated", False):
+        return rows
+    blocked = Block.objects.filter(blocker_id=viewer.pk).values("blocked_id")
+    return rows.exclude(author_id__in=blocked)
 
 
 def messages_for(
@@ -43,10 +83,7 @@ def messages_for(
     that move number; ``limit``: the newest so many). Empty for a reader who may not read it."""
     if not rules.may_read(game, viewer):
         return []
-    rows = Message.objects.filter(game=game).select_related("author")
-    blocked = _blocked_by(viewer)
-    if blocked:
-        rows = rows.exclude(author_id__in=blocked)
+    rows = _without_blocked(Message.objects.filter(game=game).select_related("author"), viewer)
     if after_seq is not None:
         rows = rows.filter(seq__gt=after_seq)
     rows = rows.order_by("-created_at", "-pk")
@@ -89,8 +126,10 @@ def message_for(message_id: int, viewer: Any) -> ShownMessage | None:
     message = Message.objects.select_related("game", "author").filter(pk=message_id).first()
     if message is None or not rules.may_read(message.game, viewer):
         return None
-    if message.author_id != getattr(viewer, "pk", None) and message.author_id in _blocked_by(
-        viewer
+    if (
+        message.author_id != getattr(viewer, "pk", None)
+        and getattr(viewer, "is_authenticated", False)
+        and Block.objects.filter(blocker_id=viewer.pk, blocked_id=message.author_id).exists()
     ):
         return None
     return shown(message)
@@ -101,8 +140,7 @@ def messages_after(game: Game, viewer: Any, *, after_id: int, limit: int) -> lis
     ``limit`` (the API's polling: ``?after=<the last id seen>``)."""
     if not rules.may_read(game, viewer):
         return []
-    rows = Message.objects.filter(game=game, pk__gt=after_id).select_related("author")
-    blocked = _blocked_by(viewer)
-    if blocked:
-        rows = rows.exclude(author_id__in=blocked)
+    rows = _without_blocked(
+        Message.objects.filter(game=game, pk__gt=after_id).select_related("author"), viewer
+    )
     return [shown(message) for message in rows.order_by("pk")[:limit]]

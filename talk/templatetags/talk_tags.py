@@ -14,8 +14,8 @@ from django.conf import settings
 from django.utils.html import escape, urlize
 from django.utils.safestring import SafeString, mark_safe
 
-from games.models import Game, Seat
-from talk import rules, selectors, services
+from games.models import Game
+from talk import rules, selectors
 from talk.selectors import ShownMessage
 
 register = template.Library()
@@ -46,13 +46,13 @@ def table_talk(context: Any, game: Game) -> dict[str, Any]:
     if not rules.may_read(game, viewer):
         return shown
     signed_in = viewer is not None and viewer.is_authenticated
-    seated = signed_in and Seat.objects.filter(game_id=game.pk, user_id=viewer.pk).exists()
-    player = seated and not getattr(viewer, "is_bot", False)
-    muted = player and services.is_muted(game.pk, viewer)
+    reader = selectors.reader_at(game, viewer)
+    player = reader.seated and not getattr(viewer, "is_bot", False)
+    muted = player and reader.muted
     rows = [] if muted else selectors.messages_for(game, viewer, limit=PANEL_LIMIT + 1)
     more = len(rows) > PANEL_LIMIT
     is_open = rules.is_open(game)
-    stopped = player and is_open and services.suspended(viewer)
+    stopped = player and is_open and reader.suspended
     draft = ""
     if player and request is not None and hasattr(request, "session"):
         # a refused message comes back to its box once (as a flash message would)
