@@ -11,8 +11,10 @@ lock, and what it raises rolls the move back.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Generic, ParamSpec
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any, Generic, ParamSpec
 
 from .models import Game, Seat
 
@@ -40,7 +42,43 @@ turn_began: Due[[Game, Seat]] = Due()
 #: (game, seat, label): the seat to move is reminded of its deadline; ``label`` names which
 #: reminder of that turn it is (``clock.reminder_label``), so each is due once
 reminder_due: Due[[Game, Seat, str]] = Due()
-#: (game, seat, seq): ``seat`` ran out of time at ``seq`` (the timeout policy plays for it)
-timed_out: Due[[Game, Seat, int]] = Due()
+#: (game, seat, seq, seats): ``seat`` ran out of time at ``seq`` (the timeout policy plays for
+#: it); ``seats`` are the table's seats with their users, as the sweep read them under the lock
+timed_out: Due[[Game, Seat, int, Sequence[Seat]]] = Due()
 #: (game,): the game is over, its scores and places written
 game_finished: Due[[Game]] = Due()
+
+
+# -- rows written at the end of a batch of news ----------------------------------------------------
+_batch = threading.local()
+
+
+@contextmanager
+def batched() -> Iterator[None]:
+    """Around several pieces of news told in one transaction (the sweep's timeout: everyone
+    hears of it, and the next seat of its turn): what listeners hand to ``write`` is held and
+    written at the end, each writer's rows in one call, still inside the caller's transaction
+    (a batch inside a batch is the outer one's). On an exception nothing is written: the
+    transaction rolls back anyway."""
+    if getattr(_batch, "pending", None) is not None:
+        yield
+        return
+    pending: dict[Callable[[list[Any]], None], list[Any]] = {}
+    _batch.pending = pending
+    try:
+        yield
+    finally:
+        _batch.pending = None
+    for write_rows, rows in pending.items():
+        write_rows(rows)
+
+
+def write(write_rows: Callable[[list[Any]], None], rows: list[Any]) -> None:
+    """A listener's rows: written by ``write_rows(rows)`` now, or with the other rows handed to
+    the same ``write_rows`` at the end of the open ``batched()`` block (one statement instead
+    of one per piece of news)."""
+    pending = getattr(_batch, "pending", None)
+    if pending is None:
+        write_rows(rows)
+    else:
+        pending.setdefault(write_rows, []).extend(rows)

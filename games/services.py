@@ -21,6 +21,7 @@ from typing import Any, ParamSpec
 
 from django.conf import settings
 from django.db import DatabaseError, transaction
+from django.db.models import QuerySet
 from django.utils import timezone
 from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
@@ -32,7 +33,8 @@ from keltis_site.prepared import Prepared, PreparedUpdate
 
 from . import clock, creation_limits, due
 from .after_response import call_after_response
-from .integrity import LogNotReplayable, check_head, game_freeze
+from .event_chain import ChainRow, check_link
+from .integrity import ChainHeadBroken, LogNotReplayable, check_head, game_freeze
 from .models import BotKind, Event, EventSource, Game, GameStatus, Seat, Snapshot
 from .rated import rated_status
 from .state import engine_start, engine_state
@@ -155,6 +157,26 @@ class Submitted:
     #: the steps taken for the same seat right after, each the only legal one (``only_step``):
     #: ``engine`` is then the position after the last of them
     automatic: tuple[Event, ...] = ()
+
+
+#: ``Locked.last_event`` when the caller did not read it
+LAST_UNREAD: Any = object()
+
+
+@dataclass
+class Locked:
+    """What a caller that already holds the game's lock in its open transaction read under it,
+    handed to ``action_submit`` so that the action reads none of it again (the deadline sweep:
+    ``games.timeouts``): the game (with its snapshot), its seats with their users, the engine
+    restored from that snapshot (None: restored by the action) and the game's last stored event
+    (``LAST_UNREAD``: the action reads it for the chain check). ``seat_fields``: columns of the
+    acting seat the caller changed, written with the action's own write of that seat."""
+
+    game: Game
+    seats: Sequence[Seat]
+    engine: EngineGame | None = None
+    last_event: Any = LAST_UNREAD
+    seat_fields: tuple[str, ...] = ()
 
 
 # -- creating and joining ----------------------------------------------------------------------
@@ -407,13 +429,14 @@ def _begin_turn(game: Game, now: Any, seat: Seat | None = None) -> None:
     due.turn_began(game, seat)
 
 
-def _end_turn(game: Game, seat: Seat, now: Any) -> None:
-    """The seat's turn is over: settle its time bank (written only when it changed: a game
-    without a bank never writes it)."""
+def _end_turn(game: Game, seat: Seat, now: Any) -> list[str]:
+    """The seat's turn is over: settle its time bank. Returns the seat's columns to write
+    (none when the bank did not change: a game without a bank never writes it)."""
     bank = clock.bank_after_turn(game, seat, game.turn_started_at or now, now)
-    if bank != seat.bank_seconds:
-        seat.bank_seconds = bank
-        seat.save(update_fields=["bank_seconds"])
+    if bank == seat.bank_seconds:
+        return []
+    seat.bank_seconds = bank
+    return ["bank_seconds"]
 
 
 # -- the one path of every action ---------------------------------------------------------------
@@ -430,7 +453,10 @@ def frozen_on_bad_log() -> Iterator[None]:
     try:
         yield
     except LogNotReplayable as exc:
-        game_freeze(game_id=exc.game_id, reason=exc.reason)
+        # inside a caller's transaction that the failure broke (an action run in it without a
+        # savepoint: the sweep's) the freeze waits for the caller's own frozen_on_bad_log
+        if not transaction.get_connection().needs_rollback:
+            game_freeze(game_id=exc.game_id, reason=exc.reason)
         raise GameFrozen() from exc
     except GameFrozen as exc:
         if isinstance(exc.__cause__, LogNotReplayable):
@@ -511,6 +537,58 @@ def _save_fields(game: Game, fields: Sequence[str]) -> None:
         raise DatabaseError("Save with update_fields did not affect any rows.")
 
 
+#: a turn is a handful of actions: a bound on a ``then`` that never lets the turn end
+MAX_RUN_ACTIONS = 50
+
+
+def _apply_run(
+    engine: EngineGame,
+    game: Game,
+    seat: int,
+    action: str,
+    then: Callable[[EngineGame], str | None] | None,
+    now: Any,
+    source: str,
+) -> list[Event]:
+    """Apply ``action``, then each action ``then`` names while the turn is still the seat's,
+    to ``engine``: the events to store, numbered on from ``game.seq`` (not yet linked)."""
+    events: list[Event] = []
+    next_action: str | None = action
+    while next_action is not None:
+        if len(events) >= MAX_RUN_ACTIONS:
+            raise RuntimeError(f"game {game.pk}: the turn of seat {seat} did not end")
+        try:
+            engine.apply(next_action, player=seat)
+        except IllegalAction as exc:
+            raise ActionRejected(exc) from None
+        events.append(
+            Event(
+                game=game, seq=game.seq + len(events) + 1, seat=seat, action=next_action,
+                created_at=now, source=source,
+            )
+        )  # fmt: skip
+        mine = then is not None and not engine.finished and engine.to_move == seat
+        next_action = then(engine) if mine and then is not None else None
+    return events
+
+
+def _check_read_head(game_id: int, seq: int, head: str, row: ChainRow | None) -> None:
+    """``integrity.check_head`` on the last event the caller read under the game's lock."""
+    problems = check_link(game_id, seq, head, row)
+    if problems:
+        raise ChainHeadBroken(game_id, problems)
+
+
+def _insert_linked(events: list[Event], head: str | None) -> None:
+    """Insert a run of a game's new events in one statement, each linked to the one before it
+    (the first to ``head``, the game's chain head read under its lock). ``Event.objects``'s own
+    ``bulk_create`` would read the first one's predecessor back: it is linked here instead."""
+    for event in events:
+        event.link(prev_hash=head)
+        head = event.hash
+    QuerySet.bulk_create(Event.objects.all(), events)
+
+
 @_logged
 @frozen_on_bad_log()
 def action_submit(
@@ -521,6 +599,8 @@ def action_submit(
     expected_seq: int | None = None,
     user: Any = None,
     source: str = EventSource.PLAYER,
+    locked: Locked | None = None,
+    then: Callable[[EngineGame], str | None] | None = None,
 ) -> Submitted:
     """Apply ``action`` for ``seat`` or raise; exactly one of two racing submissions wins.
 
@@ -530,14 +610,23 @@ def action_submit(
     game page's form: the seats are read here anyway). No such game: ``Game.DoesNotExist``.
     A frozen game refuses every action (``GameFrozen``), and so does one whose log turns out
     not to replay, which is then frozen.
+
+    The deadline sweep plays a whole turn in one pass: ``locked``, what it read under the
+    game's lock in its own open transaction (the action then runs in that transaction, without
+    a savepoint, and reads none of it again), and ``then``, which names the seat's next action
+    while the turn is still its own (None: none). The actions share one insert of their events,
+    one write of the snapshot, the game and the seat (``Submitted.automatic``: the later ones).
     """
-    with transaction.atomic():
-        # one query for the game (locked) and its snapshot (not locked: written below only
-        # where its seq is still the one read), one for its 2-4 seats
-        found = _GAME_LOCKED.run(game_id)
-        if not found:
-            raise Game.DoesNotExist("Game matching query does not exist.")
-        game = found[0]
+    with transaction.atomic(savepoint=locked is None):
+        if locked is None:
+            # one query for the game (locked) and its snapshot (not locked: written below only
+            # where its seq is still the one read), one for its 2-4 seats
+            found = _GAME_LOCKED.run(game_id)
+            if not found:
+                raise Game.DoesNotExist("Game matching query does not exist.")
+            game = found[0]
+        else:
+            game = locked.game
         if game.frozen:
             raise GameFrozen()
         if game.status != GameStatus.RUNNING:
@@ -545,7 +634,9 @@ def action_submit(
                 raise GameMovedOn()
             raise GameNotRunning()
         # with their users: names for the page, vacation ends for the clock
-        seats = {s.index: s for s in _SEATS_WITH_USERS.run(game.pk)}
+        seats = {
+            s.index: s for s in (_SEATS_WITH_USERS.run(game.pk) if locked is None else locked.seats)
+        }
         if seat is None:
             seat = next((s.index for s in seats.values() if _holds(s, user)), None)
             if seat is None:
@@ -557,24 +648,25 @@ def action_submit(
             raise GameMovedOn()
         if game.to_move != seat or acting is None:
             raise NotYourTurn()
-        engine = engine_state(game)
+        engine = locked.engine if locked is not None and locked.engine else engine_state(game)
         before = engine.view(seat)
-        try:
-            engine.apply(action, player=seat)
-        except IllegalAction as exc:
-            raise ActionRejected(exc) from None
         now = timezone.now()
         previous_seq = game.seq
-        game.seq = previous_seq + 1
-        event = Event(
-            game=game, seq=game.seq, seat=seat, action=action, created_at=now, source=source
-        )
+        events = _apply_run(engine, game, seat, action, then, now, source)
+        event = events[0]
+        game.seq = previous_seq + len(events)
         # the game row holds its chain's head, read under its lock: the link extended must
         # hold (the stored last event still hashes to it: one row read, one HMAC), else the
         # game freezes and nothing is added (integrity.ChainHeadBroken, via frozen_on_bad_log)
-        check_head(game.pk, previous_seq, game.chain_head)
-        event.save(prev_hash=game.chain_head or None)
-        game.chain_head = event.hash
+        if locked is not None and locked.last_event is not LAST_UNREAD:
+            _check_read_head(game.pk, previous_seq, game.chain_head, locked.last_event)
+        else:
+            check_head(game.pk, previous_seq, game.chain_head)
+        if len(events) == 1:
+            event.save(prev_hash=game.chain_head or None)
+        else:
+            _insert_linked(events, game.chain_head or None)
+        game.chain_head = events[-1].hash
         moved = _SNAPSHOT_MOVE.run([game.seq, engine.snapshot()], [game.pk, previous_seq])
         if not moved:  # missing or stale cache: write it whole
             Snapshot.objects.update_or_create(
@@ -582,11 +674,15 @@ def action_submit(
             )
         fields = ["seq", "to_move", "chain_head"]
         turn_passed = engine.to_move != game.to_move
+        seat_fields = list(locked.seat_fields) if locked is not None else []
         if source == EventSource.PLAYER and acting.timeouts:
             acting.timeouts = 0  # a move of the player's own resets their timeouts
-            acting.save(update_fields=["timeouts"])
+            seat_fields.append("timeouts")
         if turn_passed:
-            _end_turn(game, acting, now)
+            seat_fields += _end_turn(game, acting, now)
+        if seat_fields:  # one write of the acting seat, whatever changed in it
+            acting.save(update_fields=seat_fields)
+        if turn_passed:
             game.to_move = engine.to_move
             if engine.finished:
                 _finish(game, engine.scores(), now)
@@ -599,8 +695,9 @@ def action_submit(
             following = seats.get(game.to_move) if game.to_move is not None else None
             automatic = following is not None and following.acts_automatically
             _after_commit(game.pk, game.seq, automatic_next=automatic)
-        taken: list[Event] = []
-        if not turn_passed:
+        taken: list[Event] = events[1:]
+        followed = False
+        if not turn_passed and then is None:
             only = only_step(engine)
             if only is not None:
                 # the one step left to the same seat is taken at once, in this transaction, as
@@ -610,8 +707,9 @@ def action_submit(
                     source=source,
                 )
                 game, engine = follow.game, follow.engine
-                taken = [follow.event, *follow.automatic]
-        if not taken:  # else the step taken for the player told of the position after it
+                taken += [follow.event, *follow.automatic]
+                followed = True
+        if not followed:  # else the step taken for the player told of the position after it
             users = tuple(seats[i].user_id for i in sorted(seats))
             _changed(game.pk, Position(game.seq, str(game.status), game.to_move, users))
     return Submitted(

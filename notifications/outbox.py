@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta
 
 from django.conf import settings
@@ -49,7 +49,9 @@ from django.db.models.functions import Coalesce, Greatest
 from django.utils import timezone
 
 from accounts.models import User
+from games import due
 from games.models import Game, Seat
+from keltis_site.prepared import PreparedUpdate
 
 from . import channels, quiet, senders
 from .channels.email import mail_session  # noqa: F401  (the outbox's name for it, kept)
@@ -94,16 +96,21 @@ def channels_for(user: User, kind: str) -> list[str]:
 def _queue(key: str, *, user: User, kind: str, **fields: object) -> None:
     """Create the row of each of the player's channels once; a second call with the same key
     changes nothing. One statement (INSERT ... ON CONFLICT DO NOTHING) instead of a savepoint
-    around an INSERT: this runs in every action's transaction. Whether the player is at the
-    game (``quiet``) is not asked here but by the runner after the commit, which holds the
-    row then: the move's transaction reads nothing more for its messages."""
-    Notification.objects.bulk_create(
+    around an INSERT: this runs in every action's transaction; inside ``due.batched()`` (the
+    deadline sweep's timeout) the rows of all its news share that one statement. Whether the
+    player is at the game (``quiet``) is not asked here but by the runner after the commit,
+    which holds the row then: the move's transaction reads nothing more for its messages."""
+    due.write(
+        _insert,
         [
             Notification(key=channel_key(key, name), channel=name, user=user, kind=kind, **fields)
             for name in channels_for(user, kind)
         ],
-        ignore_conflicts=True,
     )
+
+
+def _insert(rows: list[Notification]) -> None:
+    Notification.objects.bulk_create(rows, ignore_conflicts=True)
 
 
 def turn_began(game: Game, seat: Seat) -> None:
@@ -133,9 +140,12 @@ def reminder_due(game: Game, seat: Seat, label: str) -> None:
     )
 
 
-def timed_out(game: Game, seat: Seat, seq: int) -> None:
-    """Everyone at the table hears that ``seat`` timed out at ``seq``."""
-    for other in game.seats.exclude(user=None).select_related("user"):
+def timed_out(game: Game, seat: Seat, seq: int, seats: Sequence[Seat]) -> None:
+    """Everyone at the table (``seats``, read with their users under the game's lock) hears
+    that ``seat`` timed out at ``seq``."""
+    for other in seats:
+        if other.user_id is None:
+            continue
         _queue(
             f"timeout:{game.pk}:{seat.index}:{seq}:{other.index}",
             kind=NotificationKind.TIMEOUT,
@@ -266,8 +276,14 @@ def _held_until(notification: Notification) -> datetime | None:
     )  # fmt: skip
 
 
+#: the statement after every send, its SQL written once (keltis_site.prepared): the ORM built
+#: and compiled the same UPDATE anew for each email
+_MARK_DONE = PreparedUpdate(Notification, ["status", "sent_at"], where=["id"])
+
+
 def _mark_done(notification: Notification, status: str, outcome: str) -> str:
-    Notification.objects.filter(pk=notification.pk).update(status=status, sent_at=timezone.now())
+    db = router.db_for_write(Notification)
+    _MARK_DONE.run([status, timezone.now()], [notification.pk], using=db)
     extra = {**_log_fields(notification), "outcome": outcome}
     log.info("%s %s", _noun(notification), outcome, extra=extra)
     return outcome
