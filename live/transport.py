@@ -19,6 +19,8 @@ import contextlib
 import logging
 import os
 import socket
+import threading
+import time
 from collections.abc import Callable
 from functools import cache
 from urllib.parse import urlsplit
@@ -39,17 +41,36 @@ def _unix_path(url: str) -> str | None:
 
 #: the name the publishers' connections carry in Redis's CLIENT LIST (what an operator sees)
 PUBLISHER_NAME = "keltis-live-publisher"
+#: after Redis failed to take a message, publishes fail at once for this long instead of each
+#: trying again (a Redis that is down must not cost every move a connection attempt)
+DOWN_BACKOFF_SECONDS = 2.0
+
+#: the process's clients by (process id, URL): made at a process's first publish, never
+#: inherited across a fork (gunicorn and Celery fork their workers after the imports)
+_clients: dict[tuple[int, str], redis.Redis] = {}
+_clients_lock = threading.Lock()
+#: per URL, until when (time.monotonic) publishing is not tried again after a failure
+_down_until: dict[str, float] = {}
 
 
-@cache
 def _redis(url: str) -> redis.Redis:
-    """The process's one client for publishing: made once per URL, its connection pool reuses
-    one connection per thread that publishes at the same time (one, in a sync worker), never
-    a connection per move. Short timeouts: a Redis that is down delays the follow-up work of
-    a move by a second."""
-    return redis.Redis.from_url(
-        url, socket_timeout=1, socket_connect_timeout=1, client_name=PUBLISHER_NAME
-    )
+    """The process's one client for publishing: made once per process and URL, its connection
+    pool reuses one connection per thread that publishes at the same time (one, in a sync
+    worker), never a connection per move. Short timeouts: a Redis that is down delays the
+    follow-up work of a move by a second at most, and only once per ``DOWN_BACKOFF_SECONDS``."""
+    key = (os.getpid(), url)
+    client = _clients.get(key)
+    if client is not None:
+        return client
+    with _clients_lock:
+        client = _clients.get(key)
+        if client is None:
+            for inherited in [k for k in _clients if k[0] != key[0]]:
+                del _clients[inherited]  # the parent's: its socket is the parent's to close
+            client = _clients[key] = redis.Redis.from_url(
+                url, socket_timeout=1, socket_connect_timeout=1, client_name=PUBLISHER_NAME
+            )
+    return client
 
 
 def publish(data: bytes) -> None:
@@ -57,12 +78,26 @@ def publish(data: bytes) -> None:
     url = settings.LIVE_PUBSUB_URL
     path = _unix_path(url)
     if path is None:
-        _redis(url).publish(settings.LIVE_CHANNEL, data)
+        _publish_redis(url, data)
         return
     try:
         _datagram_socket().sendto(data, path)
     except (FileNotFoundError, ConnectionRefusedError):
         log.debug("no live stream server listens at %s", path)
+
+
+def _publish_redis(url: str, data: bytes) -> None:
+    """Publish on Redis; after a failure to reach it, fail at once for DOWN_BACKOFF_SECONDS
+    (pub/sub keeps nothing anyway: the pages catch up when their stream reconnects)."""
+    if _down_until.get(url, 0.0) > time.monotonic():
+        raise redis.ConnectionError("Redis was unreachable moments ago: not tried again yet")
+    try:
+        _redis(url).publish(settings.LIVE_CHANNEL, data)
+    except (OSError, redis.ConnectionError, redis.TimeoutError):
+        _down_until[url] = time.monotonic() + DOWN_BACKOFF_SECONDS
+        raise
+    if url in _down_until:
+        _down_until.pop(url, None)
 
 
 @cache
