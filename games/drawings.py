@@ -93,6 +93,7 @@ class PageDrawings:
     page is rendered."""
 
     def __init__(self, keys: list[str]) -> None:
+        keys = list(dict.fromkeys(keys))  # a drawing shown twice (the board's piles) read once
         self.found: dict[str, str] = cache.get_many(keys) if keys else {}
         self.new: dict[str, str] = {}
 

@@ -284,3 +284,96 @@ def board_svg(view: dict[str, Any], names: list[str]) -> BoardSvg:
         goal_label_y=(goal_top + goal_bottom) / 2, start_x=start_x, start_y=START_Y,
         start_rx=START_RX, start_ry=START_RY, start_label_x=start_x - START_RX - 10,
     )
+
+
+# -- the board drawn for a narrow screen ---------------------------------------------------------
+# The wide board (770 units) shrinks on a phone until its words are 5 to 7 px: a phone gets
+# this one instead, 340 units wide, drawn about one unit to a CSS pixel at 360 px, so that every
+# word is 12 units (>= 11 px) and every stone's cell, a tap target, 68 x 50 (>= 44 px).
+NARROW_WIDTH = 340
+NARROW_COLUMN = 68
+NARROW_TOP = 28  # the paths' names above
+NARROW_ROW = 50
+#: the room below the goal area for its name
+NARROW_GOAL_GAP = 18
+NARROW_STONE_R = 13
+#: a tile left of its stone; figures right of it, a 2 x 2 cluster per stone
+NARROW_TILE_DX = -24
+NARROW_SLOTS = ((20.0, -10.0), (20.0, 10.0), (31.0, -10.0), (31.0, 10.0))
+NARROW_SMALL, NARROW_BIG = 10, 14
+#: the start stone: the figures waiting there, seat by seat, right of its name
+NARROW_START_RY = 26
+NARROW_START_LEFT = 74
+NARROW_START_STEP = 14
+
+
+def narrow_stone_xy(colour: str, number: int) -> tuple[float, float]:
+    """Centre of stone ``number`` of path ``colour`` on the narrow board."""
+    ci = COLOURS.index(colour)
+    top = NARROW_TOP + (END_STONE - number) * NARROW_ROW
+    if number < GOAL_FROM:
+        top += NARROW_GOAL_GAP
+    return NARROW_COLUMN / 2 + ci * NARROW_COLUMN, top + NARROW_ROW / 2
+
+
+def narrow_cell(colour: str, number: int) -> tuple[float, float, float, float]:
+    """The stone's cell (x, y, width, height): where a tap on the narrow board reaches it."""
+    x, y = narrow_stone_xy(colour, number)
+    return x - NARROW_COLUMN / 2, y - NARROW_ROW / 2, NARROW_COLUMN, NARROW_ROW
+
+
+def _resized(f: Figure, x: float, y: float, size: float) -> Figure:
+    return Figure(
+        seat=f.seat, colour=f.colour, stone=f.stone, big=f.big, x=x, y=y, size=size,
+        shape=f.shape, points=figure_points(f.shape, size), fill=f.fill, stroke=f.stroke,
+        mark=f.mark, name=f.name,
+    )
+
+
+def narrow_board(b: BoardSvg) -> BoardSvg:
+    """The same position (``b``, the wide board's) laid out for a narrow screen: five
+    columns of 68 units, the goal area's name under it, the start stone at the foot."""
+    stones, lines, heads = [], [], []
+    start_y = narrow_stone_xy("g", 1)[1] + NARROW_ROW / 2 + 14 + NARROW_START_RY
+    for colour in COLOURS:
+        stroke, _fill = PATH_COLOURS[colour]
+        x1, y1 = narrow_stone_xy(colour, 1)
+        x9, y9 = narrow_stone_xy(colour, END_STONE)
+        lines.append(Line(x1, start_y - NARROW_START_RY + 4, x1, y1, stroke))
+        lines.append(Line(x1, y1, x9, y9, stroke))
+        heads.append(PathHead(colour, colour_label(colour), x9, NARROW_TOP / 2, stroke))
+    for s in b.stones:
+        x, y = narrow_stone_xy(s.colour, s.number)
+        tile = s.tile
+        if tile is not None:
+            tile = TileMark(tile.kind, x + NARROW_TILE_DX, y, tile.text, tile.title)
+        stones.append(
+            Stone(
+                colour=s.colour, number=s.number, value=s.value, x=x, y=y, r=NARROW_STONE_R,
+                fill=s.fill, stroke=s.stroke, goal=s.goal, end=s.end, tile=tile, title=s.title,
+            )
+        )
+    figures = []
+    seats = sorted({f.seat for f in b.figures})
+    group = (NARROW_WIDTH - NARROW_START_LEFT - 6) / max(len(seats), 1)
+    step = min(NARROW_START_STEP, group / 5.3)  # five figures a seat, side by side
+    waiting: dict[int, int] = {}
+    for f in b.figures:
+        size = NARROW_BIG if f.big else NARROW_SMALL
+        if f.colour is None:
+            i = waiting[f.seat] = waiting.get(f.seat, -1) + 1
+            left = NARROW_START_LEFT + seats.index(f.seat) * group + step / 2
+            figures.append(_resized(f, left + i * step, start_y, size))
+            continue
+        x, y = narrow_stone_xy(f.colour, f.stone)
+        dx, dy = NARROW_SLOTS[f.seat % len(NARROW_SLOTS)]
+        figures.append(_resized(f, x + dx, y + dy, size))
+    goal_top = NARROW_TOP - 2
+    goal_bottom = narrow_stone_xy("g", GOAL_FROM)[1] + NARROW_ROW / 2 + 2
+    return BoardSvg(
+        width=NARROW_WIDTH, height=int(start_y + NARROW_START_RY + 6), stones=stones,
+        figures=figures, lines=lines, heads=heads, goal_top=goal_top,
+        goal_height=goal_bottom - goal_top, goal_label_y=goal_bottom + NARROW_GOAL_GAP / 2 - 1,
+        start_x=NARROW_WIDTH / 2, start_y=start_y, start_rx=NARROW_WIDTH / 2 - 4,
+        start_ry=NARROW_START_RY, start_label_x=12,
+    )

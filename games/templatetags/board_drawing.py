@@ -12,7 +12,7 @@ from django import template
 from django.utils.safestring import SafeData, SafeString, mark_safe
 from django.utils.translation import gettext as _
 
-from games.presenters.board import BoardSvg, Stone
+from games.presenters.board import BoardSvg, Stone, narrow_board, narrow_cell
 
 from .figure_icons import figure_dot, figure_outline
 
@@ -99,4 +99,73 @@ def board_drawing(board: BoardSvg) -> SafeString:
         for f in b.figures
     )
     parts.append("\n  </g>\n</svg>\n</figure>\n\n")  # the template file ended with a newline
+    return mark_safe("".join(parts))
+
+
+def _narrow_stone(s: Stone) -> str:
+    """A stone of the narrow board: its whole cell is the tap target (play.js lights it)."""
+    x, y, w, h = narrow_cell(s.colour, s.number)
+    css = (" stone-goal" if s.goal else "") + (" stone-end" if s.end else "")
+    tile = ""
+    if s.tile:
+        shape = TILE_SHAPES.get(s.tile.kind) or (
+            '<rect x="-9" y="-9" width="18" height="18" rx="3"/>'
+            f'<text x="0" y="0.5">{_e(s.tile.text)}</text>'
+        )
+        tile = (
+            f'<g class="tile tile-{_e(s.tile.kind)}" transform="translate({s.tile.x} {s.tile.y})'
+            f'{" scale(0.85)" if s.tile.kind != "points" else ""}"><title>{_e(s.tile.title)}'
+            f"</title>{shape.strip()}</g>"
+        )
+    return (
+        f'<g class="stone{css}" data-stone="{_e(s.colour)}{s.number}"><title>{_e(s.title)}</title>'
+        f'<rect class="stone-hit" x="{x}" y="{y}" width="{w}" height="{h}"/>'
+        f'<circle cx="{s.x}" cy="{s.y}" r="{s.r}" fill="{_e(s.fill)}" stroke="{_e(s.stroke)}"/>'
+        f'<text class="stone-value" x="{s.x}" y="{s.y}">{s.value}</text>{tile}</g>\n'
+    )
+
+
+@register.filter
+def board_drawing_narrow(board: BoardSvg) -> SafeString:
+    """The board laid out for a narrow screen (games.presenters.board.narrow_board): the
+    game page draws it beside the wide one, and play.css shows the one that fits (never both), so
+    that no word on either is drawn under 11 CSS px."""
+    b = narrow_board(board)
+    title, goal, start = (
+        _("The board: five paths of nine stones from the start stone"),
+        _("goal area"),
+        _("start"),
+    )
+    parts = [
+        f'<svg class="board-svg board-svg--narrow" viewBox="0 0 {b.width} {b.height}" '
+        'role="img" aria-labelledby="board-title-narrow" xmlns="http://www.w3.org/2000/svg">\n'
+        f'<title id="board-title-narrow">{_e(title)}</title>\n'
+        f'<rect class="goal-band" x="2" y="{b.goal_top}" width="{b.width - 4}" '
+        f'height="{b.goal_height}" rx="10"/>\n'
+        f'<text class="goal-label goal-label--narrow" x="{b.width - 6}" y="{b.goal_label_y}">'
+        f"{_e(goal)} \N{UPWARDS ARROW}</text>\n"
+    ]
+    parts.extend(
+        f'<line class="path-line" x1="{line.x1}" y1="{line.y1}" x2="{line.x2}" y2="{line.y2}" '
+        f'stroke="{_e(line.stroke)}"/>\n'
+        for line in b.lines
+    )
+    parts.extend(
+        f'<text class="path-head" x="{h.x}" y="{h.y}" fill="{_e(h.stroke)}">{_e(h.label)}</text>\n'
+        for h in b.heads
+    )
+    parts.append(
+        f'<ellipse class="start-stone" cx="{b.start_x}" cy="{b.start_y}" rx="{b.start_rx}" '
+        f'ry="{b.start_ry}"/>\n<text class="start-label start-label--narrow" '
+        f'x="{b.start_label_x}" y="{b.start_y}">{_e(start)}</text>\n'
+    )
+    parts.extend(_narrow_stone(s) for s in b.stones)
+    parts.append('<g class="figures">\n')
+    parts.extend(
+        f'<g class="figure{" figure-big" if f.big else ""}" data-seat="{f.seat}" '
+        f'transform="translate({f.x} {f.y})"><title>{_e(f.title)}</title>'
+        f"{figure_outline(f)}{figure_dot(f)}</g>\n"
+        for f in b.figures
+    )
+    parts.append("</g>\n</svg>\n")
     return mark_safe("".join(parts))

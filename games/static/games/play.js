@@ -1,24 +1,54 @@
-// Direct play on the game page, built on its own forms (without JavaScript every move is a
-// button of the list): tap a card of your hand and only its moves stay in the list, and where
-// they put it lights up: the stones its figure reaches on the board, your own row it is laid
-// in (the card game), the pile it is discarded on; one more tap, on a move or on a lit place,
-// plays it.
-// Also the board's enlarge button. Runs again after live.js swaps the page (live:updated).
+// A turn played on the table, built on the page's own forms (without JavaScript every move is
+// a button of the list, and each tap here presses one of those buttons: the same POST, the
+// server's path unchanged). Tap a card of your hand: where it may go lights up (the stone its
+// figure reaches, or two figures to start a path with; your own row in the card game; the
+// discard pile) and its moves show under the hand; tap a lit place to play it. A card with one
+// move plays at the first tap. Then tap the deck or a pile to draw. Every lit place is at
+// least 44 px. Also the board's enlarge button. Runs again after live.js swaps the page.
 (function () {
   "use strict";
 
+  var SVG = "http://www.w3.org/2000/svg";
+  var TARGET_PX = 46; // a lit place on the board, at least this many CSS px across
+
+  function action(button) {
+    var input = button.form && button.form.querySelector("input[name=action]");
+    return input ? input.value.split(" ") : [];
+  }
+
+  function shown(element) {
+    return element.getClientRects().length > 0;
+  }
+
+  // the shown one of a selector's elements (a board's piles are drawn twice: beside the board
+  // on a wide screen, above it on a narrow one), else the first
+  function visible(selector) {
+    var all = Array.prototype.slice.call(document.querySelectorAll(selector));
+    return all.filter(shown)[0] || all[0] || null;
+  }
+
+  // CSS px per SVG unit of a board (1 for a hidden one: its targets are sized when shown)
+  function scale(svg) {
+    var width = svg.getBoundingClientRect().width;
+    return width ? width / svg.viewBox.baseVal.width : 1;
+  }
+
   function setUp() {
     var turn = document.querySelector(".game-turn");
-    var groups = turn ? Array.prototype.slice.call(turn.querySelectorAll(".action-group[data-card]")) : [];
-    var board = document.querySelector(".game-main .board-svg");
+    var boards = Array.prototype.slice.call(document.querySelectorAll(".game-main .board-svg"));
     zoom();
-    if (!groups.length) {
+    var forms = turn ? turn.querySelectorAll(".actions button.act") : [];
+    if (!forms.length || turn.dataset.directPlay) {
       return;
     }
+    turn.dataset.directPlay = "on";
+    var hand = turn.querySelector(".hand[data-hand-seat]");
+    var seat = hand ? hand.dataset.handSeat : null;
+    var groups = Array.prototype.slice.call(turn.querySelectorAll(".action-group[data-card]"));
     var playable = {};
     groups.forEach(function (group) { playable[group.dataset.card] = group; });
     var hint = turn.querySelector(".play-hint");
-    if (hint) { hint.hidden = false; }
+    if (hint && groups.length) { hint.hidden = false; }
     var cards = [];
     turn.querySelectorAll(".hand .kcard[data-card]").forEach(function (chip) {
       var code = chip.dataset.card;
@@ -36,100 +66,200 @@
       cards.push(button);
     });
     turn.classList.add("direct-play");
+    var section = turn.querySelector(".actions");
+    if (groups.length && section && section.dataset.allMoves) {
+      // the list of every card's moves, one tap away (before a card is chosen, only the
+      // moves of no card show)
+      var all = document.createElement("button");
+      all.type = "button";
+      all.className = "all-moves button--secondary";
+      all.textContent = section.dataset.allMoves;
+      all.setAttribute("aria-expanded", "false");
+      all.addEventListener("click", function () {
+        var open = all.getAttribute("aria-expanded") !== "true";
+        all.setAttribute("aria-expanded", open ? "true" : "false");
+        turn.classList.toggle("all-moves-open", open);
+      });
+      section.querySelector("h2").after(all);
+    }
+    var lit = []; // every element lit now, each with the moves a tap on it plays (its __moves)
 
-    function lit() {
-      return board ? board.querySelectorAll(".stone-target") : [];
+    function light(element, button, css) {
+      if (!element) {
+        return;
+      }
+      if (!element.__moves) {
+        element.__moves = [];
+        element.classList.add(css);
+        lit.push(element);
+      }
+      element.__moves.push(button);
     }
 
-    // "row:r", "row:points" (your own rows), "pile:r" (a discard pile): the element on the table
+    function unlight() {
+      lit.forEach(function (element) {
+        element.classList.remove("place-target", "stone-target");
+        delete element.__moves;
+        if (element.classList.contains("figure-choice")) {
+          element.remove();
+        }
+      });
+      lit = [];
+      boards.forEach(function (svg) {
+        svg.querySelectorAll(".stone-hit--added").forEach(function (hit) { hit.remove(); });
+      });
+    }
+
+    // "row:r", "row:points" (your own rows), "pile:r" (a discard pile), "deck"
     function place(key) {
       var parts = key.split(":");
       if (parts[0] === "row") {
         return document.querySelector(".player-me .column-" + parts[1]);
       }
-      return parts[0] === "pile" ? document.querySelector(".piles .pile-" + parts[1]) : null;
+      if (parts[0] === "pile") {
+        return visible(".piles .pile-" + parts[1]);
+      }
+      return key === "deck" ? visible(".piles .deck") : null;
     }
 
-    // a tap on a lit place plays the one move of the chosen card that puts it there
-    document.querySelectorAll(".player-me .column, .piles .pile").forEach(function (spot) {
-      spot.addEventListener("click", function () {
-        var group = turn.querySelector(".action-group.group-chosen");
-        if (!group || !spot.classList.contains("place-target")) {
-          return;
-        }
-        var moves = Array.prototype.filter.call(
-          group.querySelectorAll("button[data-place]"),
-          function (button) { return place(button.dataset.place) === spot; }
-        );
-        if (moves.length === 1) {
-          moves[0].click();
-        } else if (moves.length) {
-          moves[0].focus();
-        }
-      });
-    });
+    // a lit stone: its whole cell is the target (the narrow board draws the cells; the wide
+    // one gets a cell while lit, as big as its stones' spacing allows)
+    function stone(svg, key) {
+      var found = svg.querySelector('.stone[data-stone="' + key + '"]');
+      if (found && !found.querySelector(".stone-hit")) {
+        var circle = found.querySelector("circle");
+        var side = Math.min(Math.max(TARGET_PX / scale(svg), 44), 52);
+        var hit = document.createElementNS(SVG, "rect");
+        hit.setAttribute("class", "stone-hit stone-hit--added");
+        hit.setAttribute("x", Number(circle.getAttribute("cx")) - side / 2);
+        hit.setAttribute("y", Number(circle.getAttribute("cy")) - side / 2);
+        hit.setAttribute("width", side);
+        hit.setAttribute("height", side);
+        found.insertBefore(hit, circle);
+      }
+      return found;
+    }
+
+    // the first card of a path starts it with the big figure or a small one: two targets
+    // beside its first stone, each the figure it moves
+    function figureChoice(svg, key, button, big) {
+      var found = svg.querySelector('.stone[data-stone="' + key + '"] circle');
+      var model = svg.querySelector('.figures .figure[data-seat="' + seat + '"]' +
+                                    (big ? ".figure-big" : ":not(.figure-big)"));
+      if (!found || !model) {
+        return;
+      }
+      var side = TARGET_PX / scale(svg);
+      var width = svg.viewBox.baseVal.width;
+      var x = Number(found.getAttribute("cx")) + (big ? -side - 2 : 2);
+      x = Math.max(2, Math.min(x, width - side - 2));
+      if (!big && x < side + 4) { x = side + 4; }
+      if (big && x > width - 2 * side - 6) { x = width - 2 * side - 6; }
+      var y = Number(found.getAttribute("cy")) - side / 2;
+      var choice = document.createElementNS(SVG, "g");
+      choice.setAttribute("class", "figure-choice");
+      var title = document.createElementNS(SVG, "title");
+      title.textContent = button.textContent.trim();
+      var frame = document.createElementNS(SVG, "rect");
+      frame.setAttribute("x", x);
+      frame.setAttribute("y", y);
+      frame.setAttribute("width", side);
+      frame.setAttribute("height", side);
+      frame.setAttribute("rx", side / 6);
+      var figure = model.cloneNode(true);
+      figure.removeAttribute("data-seat");
+      figure.querySelector("title").remove();
+      var size = model.getBBox().width || 12;
+      figure.setAttribute("transform", "translate(" + (x + side / 2) + " " + (y + side / 2) +
+                          ") scale(" + (side * 0.5 / size) + ")");
+      choice.append(title, frame, figure);
+      svg.append(choice);
+      light(choice, button, "place-target");
+    }
 
     function choose(code) {
-      var chosen = null;
+      var again = cards.some(function (button) {
+        return button.dataset.card === code && button.getAttribute("aria-pressed") === "true";
+      });
+      unlight();
       cards.forEach(function (button) {
-        var on = button.dataset.card === code && (chosen === null);
-        if (on) { chosen = button; }
-        button.setAttribute("aria-pressed", on ? "true" : "false");
+        button.setAttribute("aria-pressed", !again && button.dataset.card === code ? "true" : "false");
       });
       groups.forEach(function (group) {
-        group.classList.toggle("group-chosen", group.dataset.card === code);
+        group.classList.toggle("group-chosen", !again && group.dataset.card === code);
       });
-      turn.classList.add("card-chosen");
-      lit().forEach(function (stone) { stone.classList.remove("stone-target"); });
-      document.querySelectorAll(".place-target").forEach(function (spot) {
-        spot.classList.remove("place-target");
-      });
-      var group = playable[code];
-      group.querySelectorAll("button[data-place]").forEach(function (button) {
-        var spot = place(button.dataset.place);
-        if (spot) { spot.classList.add("place-target"); }
-      });
-      group.querySelectorAll("button[data-target]").forEach(function (button) {
-        var stone = board && board.querySelector('.stone[data-stone="' + button.dataset.target + '"]');
-        if (stone) { stone.classList.add("stone-target"); }
-      });
-      var first = group.querySelector("button");
-      if (first && window.matchMedia("(max-width: 60rem)").matches) {
-        group.scrollIntoView({ block: "nearest" });
+      turn.classList.toggle("card-chosen", !again);
+      if (again) { // a second tap on the chosen card puts it back
+        lightOthers();
+        return;
       }
+      var moves = playable[code].querySelectorAll("button.act");
+      if (moves.length === 1) { // the rules leave one move: no second tap
+        moves[0].click();
+        return;
+      }
+      moves.forEach(function (button) {
+        var words = action(button);
+        var figure = words[0] === "play" && (words[2] === "big" || words[2] === "small");
+        if (button.dataset.place) {
+          light(place(button.dataset.place), button, "place-target");
+        }
+        if (button.dataset.target) {
+          boards.forEach(function (svg) {
+            if (figure) {
+              figureChoice(svg, button.dataset.target, button, words[2] === "big");
+            } else {
+              light(stone(svg, button.dataset.target), button, "stone-target");
+            }
+          });
+        }
+        // a lay that moves no figure (the path's figure is at its end): its end stone
+        if (words[0] === "play" && words[2] === ">-") {
+          boards.forEach(function (svg) {
+            light(stone(svg, words[1].charAt(0) + "9"), button, "stone-target");
+          });
+        }
+      });
     }
 
-    // the lit stones and the clover's stones are moves too: one tap on a stone plays the one
-    // move that reaches it (several moves to one stone: the list decides)
-    if (board) {
-      turn.querySelectorAll(".action-group:not([data-card]) button[data-target]").forEach(function (button) {
-        var stone = board.querySelector('.stone[data-stone="' + button.dataset.target + '"]');
-        if (stone) { stone.classList.add("stone-target"); }
+    // the moves of no card: the clover's stones, the deck and the piles to draw from
+    function lightOthers() {
+      turn.querySelectorAll(".action-group:not([data-card]) button.act").forEach(function (button) {
+        var words = action(button);
+        if (words[0] === "draw") {
+          light(place(words[1] === "deck" ? "deck" : "pile:" + words[1]), button, "place-target");
+        } else if (button.dataset.target) {
+          boards.forEach(function (svg) {
+            light(stone(svg, button.dataset.target), button, "stone-target");
+          });
+        }
       });
-      board.addEventListener("click", function (event) {
-        var stone = event.target.closest && event.target.closest(".stone-target");
-        if (!stone) {
+    }
+
+    // a tap on a lit place plays its one move (several: the list shows them, the first focused)
+    if (!document.documentElement.dataset.directPlayTaps) {
+      document.documentElement.dataset.directPlayTaps = "on";
+      document.addEventListener("click", function (event) {
+        var spot = event.target.closest && event.target.closest(".place-target, .stone-target");
+        var moves = spot && spot.__moves;
+        if (!moves || !moves.length) {
           return;
         }
-        var key = stone.getAttribute("data-stone");
-        var scope = turn.querySelector(".action-group.group-chosen") || turn;
-        var moves = Array.prototype.filter.call(
-          scope.querySelectorAll("button[data-target]"),
-          function (button) { return button.dataset.target === key && button.offsetParent !== null; }
-        );
+        event.preventDefault();
         if (moves.length === 1) {
           moves[0].click();
-        } else if (moves.length) {
+        } else {
           moves[0].focus();
         }
       });
     }
+    lightOthers();
   }
 
   function zoom() {
     var button = document.querySelector(".board-zoom");
     var frame = document.querySelector(".board-frame");
-    if (!button || !frame) {
+    if (!button || !frame || !button.hidden) {
       return;
     }
     button.hidden = false;
