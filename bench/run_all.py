@@ -128,6 +128,7 @@ BENCHES: list[Bench] = [
     Bench("engine_checksum", "engine_checksum.py", "engine"),
     Bench("bots", "bots.py", "engine"),
     Bench("pairing", "pairing.py", "engine"),
+    Bench("history_page", "history_page.py", "history_page"),
     Bench("live", "live.py", "live", args=Context.live_args, redis=True),
     Bench("scale", "scale.py", "scale", True, Context.scale_args, redis=True),
     Bench("profile_action", "profile_action.py", "scale", True, Context.scale_args, True, True),

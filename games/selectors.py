@@ -385,8 +385,8 @@ def game_history(*, game: Game, step: str | None = None) -> HistoryPage:
         for event in stored:
             drawn = None
             pile = _drawn_pile(event.action)
-            if pile is not None:
-                cards = engine.view(SPECTATOR)["piles"].get(pile) or []
+            if pile is not None:  # the position before (views[-1]): piles are public
+                cards = views[-1]["piles"].get(pile) or []
                 drawn = cards[-1] if cards else None
             apply_stored(engine, game.pk, event.seq, event.seat, event.action)
             events.append(_event_info(event, names, drawn))

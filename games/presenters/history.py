@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
@@ -188,3 +189,53 @@ def event_lines(kind: str, events: list[EventInfo]) -> list[EventLine]:
         )
         for e in events
     ]
+
+
+#: moves in a page of the history's move list: a page of a 600-move game is as long as one of
+#: a 20-move game (the whole record is data, for replay.js to page through)
+MOVES_PAGE = 20
+
+
+@dataclass(frozen=True)
+class MoveWindow:
+    """The moves the history's list shows: ``first``..``last`` of ``total`` (1-based)."""
+
+    first: int
+    last: int
+    total: int
+
+    @property
+    def earlier(self) -> int | None:
+        """The step whose page is the one before (its last move), if any."""
+        return self.first - 1 if self.first > 1 else None
+
+    @property
+    def later(self) -> int | None:
+        """The step whose page is the one after (its first move), if any."""
+        return self.last + 1 if self.last < self.total else None
+
+
+def move_window(step: int, total: int, size: int = MOVES_PAGE) -> MoveWindow:
+    """The page of the move list that holds move ``step`` (the start: the first page)."""
+    first = (max(step, 1) - 1) // size * size + 1
+    return MoveWindow(first=first, last=min(total, first + size - 1), total=total)
+
+
+def move_record(kind: str, events: list[EventInfo]) -> list[list[Any]]:
+    """Every move as replay.js lists it: [seat, what, source, source's note, when for
+    ``<time datetime>``, when as the list writes it], in the page's language and time zone."""
+    record = []
+    zone = timezone.get_current_timezone()
+    notes = {source: source_note(source) for source in {e.source for e in events}}
+    texts: dict[tuple[str, str, str | None], str] = {}  # "anna drew from the deck", once
+    for e in events:
+        when = e.created_at.astimezone(zone) if timezone.is_aware(e.created_at) else e.created_at
+        key = (e.action, e.seat_name, e.drawn)
+        text = texts.get(key)
+        if text is None:
+            text = texts[key] = event_text(kind, e.action, e.seat_name, e.drawn)
+        record.append([
+            e.seat, text, e.source, notes[e.source],
+            when.replace(microsecond=0).isoformat(), when.strftime("%Y-%m-%d %H:%M"),
+        ])
+    return record

@@ -18,9 +18,9 @@ from .actions import action_groups
 from .board import Figure, SeatStyle, make_figure, seat_style
 from .cards import BOARD, chips
 from .clock import clock_info
-from .history import event_lines
+from .history import MOVES_PAGE, event_lines, move_record, move_window
 from .messages import end_reason_text, phase_text, results
-from .replay import replay_data
+from .replay import replay_data, replay_json
 from .table import profile_url, table_view
 
 
@@ -72,10 +72,12 @@ def game_context(page: GamePage, now: datetime | None = None) -> dict[str, Any]:
 
 
 def history_context(page: HistoryPage) -> dict[str, Any]:
-    """Everything ``games/history.html`` draws: the event list and the position at a step."""
+    """Everything ``games/history.html`` draws: the position at a step, one page of the move
+    list, and the record and positions as data for replay.js (games.presenters.history)."""
     game = page.game
     kind = game.kind
-    events = event_lines(kind, page.events)
+    window = move_window(page.step, len(page.events))
+    events = event_lines(kind, page.events[window.first - 1 : window.last])
     context: dict[str, Any] = {
         "game": game,
         "page": page,
@@ -85,17 +87,26 @@ def history_context(page: HistoryPage) -> dict[str, Any]:
             "game": game.get_kind_display(), "id": game.pk
         },
         "events": events,
+        "window": window,
+        "moves_page": MOVES_PAGE,
         "legend": _legend(page.seats),
         "step": page.step,
         "last_step": page.last_step,
         "prev_step": page.step - 1 if page.step > 0 else None,
         "next_step": page.step + 1 if page.step < page.last_step else None,
-        "current_event": events[page.step - 1] if 0 < page.step <= len(events) else None,
+        "current_event": (
+            events[page.step - window.first] if window.first <= page.step <= window.last
+            else None
+        ),
         "frozen": page.frozen,
     }
     if page.view is not None:
         context["table"] = table_view(kind, page.view, page.seats, show_hands=page.shows_hands)
-        context["replay"] = replay_data(kind, page.views, page.seats, show_hands=page.shows_hands)
+        replay = replay_data(kind, page.views, page.seats, show_hands=page.shows_hands)
+        replay["moves"] = move_record(kind, page.events)
+        replay["page"] = MOVES_PAGE
+        context["replay"] = replay
+        context["replay_json"] = replay_json(replay)
         context["phase_text"] = phase_text(kind, page.view.get("phase"), page.view)
         to_move = page.view.get("to_move")
         names = [s.name for s in page.seats]

@@ -10,19 +10,31 @@ exactly what the server-drawn ``?step=`` page shows, never more.
 
 from __future__ import annotations
 
+import json
+from functools import lru_cache
 from typing import Any
 
+from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import get_language, ngettext
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
 
-from games.engine.board_layouts import STONE_VALUES
+from games.engine import game_class
+from games.engine.board_layouts import END_STONE, STONE_VALUES
 from games.engine.cards import COLOURS
 
 from ..selectors import SeatInfo
-from .board import make_figure, seat_style
+from .board import (
+    FIGURE_SLOTS,
+    START_RX,
+    START_Y,
+    SVG_WIDTH,
+    make_figure,
+    seat_style,
+    stone_xy,
+)
 from .cards import BOARD, chip, colour_label
 from .messages import phase_text
-from .table import _DIRECTION_TEXTS, _DIRECTIONS, PlayerPanel, TableView, table_view
+from .table import _DIRECTION_TEXTS, _DIRECTIONS, _on_start, closed_rows_text
 
 #: a column's order as replay.js draws it: (arrow, words)
 _DIRECTION_WORDS = {
@@ -32,56 +44,138 @@ _DIRECTION_WORDS = {
 }
 
 
-def _cards(chips: list[Any]) -> str:
-    return " ".join(c.card for c in chips)
-
-
-def _player(kind: str, panel: PlayerPanel) -> dict[str, Any]:
-    """A player's part of a frame: numbers and card codes, worded by replay.js from ``words``."""
+def _player(
+    kind: str, player: dict[str, Any], show_hands: bool, language: str | None
+) -> dict[str, Any]:
+    """A player's part of a frame, from the engine's view of them: numbers and card codes,
+    worded by replay.js from ``words`` (what ``table_view``'s panel shows, without building
+    it: a frame a step, 600 steps a long game)."""
+    directions = player.get("directions", {})
+    figures = player.get("figures", {})
+    laid = player.get("columns" if kind == BOARD else "rows", {})
+    # the board game's columns are never closed nor sealed (table._board_columns)
+    closed = player.get("closed", {}) if kind != BOARD else {}
+    sealed = player.get("sealed", {}) if kind != BOARD else {}
     columns = {}
-    for col in panel.columns:
-        badge = "s" if col.sealed else "c" if col.closed else ""
-        icon = col.figure_icon
-        stone, big = (icon.stone, int(icon.big)) if icon is not None else (-1, 0)
-        columns[col.colour] = [_cards(col.cards), col.direction, badge, stone, big]
-    score = ngettext("%(score)s point", "%(score)s points", panel.score) % {"score": panel.score}
-    player: dict[str, Any] = {"score": score, "cols": columns, "in_hand": panel.hand_count}
+    for colour in COLOURS:
+        cards = laid.get(colour) or []
+        order = directions.get(colour)
+        direction = ("open" if order is None else order) if cards else ""
+        badge = "s" if sealed.get(colour) else "c" if closed.get(colour) else ""
+        figure = figures.get(colour)
+        stone, big = (figure["stone"], int(figure["big"])) if figure else (-1, 0)
+        columns[colour] = [" ".join(cards), direction, badge, stone, big]
+    score = player.get("score", 0)
+    out: dict[str, Any] = {
+        "score": _worded(language, "score", score), "cols": columns,
+        "in_hand": player.get("hand_count", 0),
+    }
     if kind == BOARD:
-        player["wish"] = panel.wishing_stones
-        player["tiles"] = panel.tile_points
-        player["start"] = panel.on_start
+        out["wish"] = player.get("wishing_stones", 0)
+        out["tiles"] = player.get("tile_points", 0)
+        on_start = player.get("on_start", {})
+        out["start"] = _worded(language, "start", on_start.get("big", 0), on_start.get("small", 0))
     else:
-        player["points"] = _cards(panel.point_row)
-        player["stones"] = _cards(panel.stone_cards)
-    if panel.hand is not None:
-        player["hand"] = _cards(panel.hand)
-    return player
+        out["points"] = " ".join(player.get("point_row") or [])
+        out["stones"] = " ".join(player.get("wishing_stones") or [])
+    if show_hands and player.get("hand"):
+        out["hand"] = " ".join(player["hand"])
+    return out
+
+
+@lru_cache(maxsize=4096)
+def _worded(language: str | None, what: str, *values: Any) -> str:
+    """A phrase a frame repeats (a score, the start stone, a phase), worded once a language."""
+    if what == "score":
+        return ngettext("%(score)s point", "%(score)s points", values[0]) % {"score": values[0]}
+    if what == "start":
+        return _on_start({"on_start": {"big": values[0], "small": values[1]}})
+    if what == "closed":
+        view = {"closed_rows": values[0], "end_reason": None if values[1] else "ended"}
+        return closed_rows_text(view)
+    kind, phase, draws = values
+    return phase_text(kind, phase, {"draws_left": draws})
+
+
+def _seat_figures(seat: int, seats: int, player: dict[str, Any]) -> list[list[Any]]:
+    """A seat's figures as ``board_svg`` places them: [seat, big, x, y, colour, stone]."""
+    out = []
+    dx, dy = FIGURE_SLOTS[seat % len(FIGURE_SLOTS)]
+    for colour, figure in player.get("figures", {}).items():
+        x, y = stone_xy(colour, figure["stone"])
+        out.append(
+            [seat, int(figure["big"]), round(x + dx, 1), round(y + dy, 1), colour, figure["stone"]]
+        )
+    on_start = player.get("on_start", {})
+    left = SVG_WIDTH / 2 - START_RX + 20 + seat * (2 * START_RX - 40) / max(seats, 1) + 12
+    waiting = [1] * on_start.get("big", 0) + [0] * on_start.get("small", 0)
+    for i, big in enumerate(waiting):
+        out.append([seat, big, round(left + i * 15, 1), round(START_Y + 4, 1), "", 0])
+    return out
+
+
+def _tiles(tiles: dict[str, dict[str, str]]) -> list[str]:
+    """The stones a tile still lies on, in ``board_svg``'s order."""
+    return [
+        f"{colour}{number}" for colour in COLOURS for number in range(1, END_STONE + 1)
+        if tiles.get(colour, {}).get(str(number))
+    ]
 
 
 def _frame(
-    kind: str, view: dict[str, Any], table: TableView, phases: dict[str, int]
+    kind: str, view: dict[str, Any], show_hands: bool, reuse: dict[str, Any] | None,
+    language: str | None,
 ) -> dict[str, Any]:
-    phase = phase_text(kind, view.get("phase"), view) if view.get("phase") != "finished" else ""
+    """One position, whole: ``reuse`` (the frame before) lends what did not change since,
+    most players on any step, and the tiles on most."""
+    phase = view.get("phase")
+    phase_words = ""
+    if phase != "finished":
+        draws = (view.get("draws_left") or 1) if phase == "draw" else 0
+        phase_words = _worded(language, "phase", kind, phase, draws)
+    fresh = view.get("discarded_this_turn") if phase != "finished" else None
+    fresh_keys = set(fresh) if isinstance(fresh, list) else ({fresh[0]} if fresh else set())
+    piles = view.get("piles", {})
+    raw = view.get("players", [])
+    players, figures = [], []
+    for index, player in enumerate(raw):
+        if reuse is not None and reuse["_raw"][index] == player:
+            players.append(reuse["players"][index])
+            figures.append(reuse["_figures"][index])
+        else:
+            players.append(_player(kind, player, show_hands, language))
+            figures.append(_seat_figures(index, len(raw), player) if kind == BOARD else [])
     frame: dict[str, Any] = {
-        "piles": {p.key: [p.top.card if p.top else "", p.size] for p in table.piles},
-        "deck": table.deck_count,
+        "piles": {key: [cards[-1] if cards else "", len(cards)] for key, cards in piles.items()},
+        "deck": view.get("deck_count", 0),
         "to_move": view.get("to_move"),
-        "phase": phases.setdefault(phase, len(phases)),
-        "players": [_player(kind, panel) for panel in table.players],
-        # the piles marked "discarded this turn" (may not be taken back)
-        "fresh": [p.key for p in table.piles if p.fresh],
+        "phase": phase_words,
+        "players": players,
+        "fresh": [key for key, cards in piles.items() if key in fresh_keys and cards],
+        "_raw": raw,
+        "_figures": figures,
     }
-    if table.board is not None:
-        frame["figures"] = [
-            [f.seat, int(f.big), round(f.x, 1), round(f.y, 1), f.colour or "", f.stone]
-            for f in table.board.figures
-        ]
-        frame["tiles"] = [f"{s.colour}{s.number}" for s in table.board.stones if s.tile]
-        frame["goal"] = table.goal_count or 0
+    if kind == BOARD:
+        frame["figures"] = [f for seat in figures for f in seat]
+        tiles = view.get("tiles", {})
+        frame["_tiles"] = tiles
+        if reuse is not None and reuse["_tiles"] == tiles:
+            frame["tiles"] = reuse["tiles"]
+        else:
+            frame["tiles"] = _tiles(tiles)
+        frame["goal"] = view.get("goal_count") or 0
     else:
-        frame["free"] = [slot.chip.card for slot in table.wishing_stones if slot.free]
-        frame["closed"] = table.closed_rows_text
+        free = set(view.get("wishing_stones", []))
+        frame["free"] = [f"W{v}" for v in range(1, 10) if f"W{v}" in free]
+        frame["closed"] = _worded(
+            language, "closed", view.get("closed_rows") or 0,
+            view.get("end_reason") is None,
+        )
     return frame
+
+
+#: what ``_frame`` keeps for the next frame's use, not for replay.js
+_KEPT = frozenset({"_raw", "_figures", "_tiles"})
 
 
 def _changed(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
@@ -95,9 +189,13 @@ def _changes(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
     columns the changed colours (``{"players": {"1": {"score": 3, "cols": {"r": …}}}}``)."""
     changed: dict[str, Any] = {}
     for key, value in after.items():
+        if key in _KEPT:
+            continue
         if key == "players":
             players = {}
             for index, player in enumerate(value):
+                if player is before["players"][index]:
+                    continue
                 fields = _changed(before["players"][index], player)
                 if "cols" in fields:
                     fields["cols"] = _changed(before["players"][index]["cols"], player["cols"])
@@ -121,16 +219,22 @@ def replay_data(
     name as chips, the seats' figures and the words that frame the positions."""
     frames: list[dict[str, Any]] = []
     previous: dict[str, Any] | None = None
-    codes: set[str] = set()
+    # every card the game has, worded once: the rules' card list, the same whatever was dealt
+    codes: set[str] = set(game_class(kind).ALL_CARDS)
     phases: dict[str, int] = {}
     most = 0  # the most cards a count may say (deck, pile)
+    language = get_language()
     for view in views:
-        table = table_view(kind, view, seats, show_hands=show_hands)
-        frame = _frame(kind, view, table, phases)
-        most = max(most, table.deck_count, *(p.size for p in table.piles))
-        frames.append(frame if previous is None else _changes(previous, frame))
+        frame = _frame(kind, view, show_hands, previous, language)
+        frame["phase"] = phases.setdefault(frame["phase"], len(phases))
+        most = max(most, frame["deck"], *(size for _top, size in frame["piles"].values()))
+        if previous is None:
+            frames.append({k: v for k, v in frame.items() if k not in _KEPT})
+        else:
+            frames.append(_changes(previous, frame))
         previous = frame
-        codes.update(_codes(frame))
+    if kind != BOARD:
+        codes.update(f"W{v}" for v in range(1, 10))  # the wishing stones' row
     cards = {}
     for code in sorted(codes):
         c = chip(code)
@@ -190,18 +294,17 @@ def replay_data(
             "free": _("still free"),
             "taken": _("taken"),
             "to_move": _("to move"),
+            # the move list's pages, drawn by replay.js (the server draws the one it shows)
+            "shown": _("Moves %(first)s–%(last)s of %(total)s"),  # noqa: RUF001
+            "talk": _("Table talk at this move: show it"),
         },
     }
 
 
-def _codes(frame: dict[str, Any]) -> set[str]:
-    codes = {top for top, _size in frame["piles"].values() if top}
-    codes.update(frame.get("free", []))
-    for player in frame["players"]:
-        for column in player["cols"].values():
-            codes.update(column[0].split())
-        for key in ("points", "stones", "hand"):
-            codes.update((player.get(key) or "").split())
-    if "free" in frame:
-        codes.update(f"W{v}" for v in range(1, 10))
-    return codes
+def replay_json(data: dict[str, Any]) -> SafeString:
+    """The replay's data for ``<script type="application/json">``: compact (no spaces, a
+    sixth less to send and parse than ``json_script``'s), and escaped as ``json_script``
+    escapes, so that no "</script>" nor "<!--" can end or change the script early."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    text = text.replace("&", "\\u0026").replace("<", "\\u003C").replace(">", "\\u003E")
+    return mark_safe(text)  # every character that could end the script is escaped above

@@ -31,6 +31,7 @@ PRINTS = {
     "engine_checksum": r"^all: [0-9a-f]{64}$",
     "bots": r"^\| keltis-cards \| .* of 2 ",
     "pairing": r"^matchmaking time: median",
+    "history_page": r"^history page of a \d+-event game: CPU per GET median",
     "live": r"^delivery from commit: 5 of 5 open streams heard the move",
     "scale": r"^\| action over HTTP \(POST of the page's form\) \|",
     "profile_action": r"^CPU per POST without the profiler: median",

@@ -1,6 +1,8 @@
 // The history's replay, stepped in the browser: one page load holds every position
-// (#replay-data, from games.presenters.replay: frame 0 whole, then only what changed), and the
-// buttons, ← → Home End and a sideways swipe redraw the server-drawn position in place.
+// (#replay-data, from games.presenters.replay: frame 0 whole, then only what changed) and the
+// record of every move, and the stepper's links, ← → Home End and a sideways swipe redraw the
+// server-drawn position in place. The server draws one page of the move list; the others are
+// drawn here from the record, so that the page is as small for 600 moves as for 20.
 // Without JavaScript the ?step= links load each position as a page of its own.
 (function () {
   "use strict";
@@ -303,40 +305,201 @@
     });
   }
 
+  var moves = data.moves || [];
+  var table = document.querySelector(".history-table");
+  var body = table ? table.tBodies[0] : null;
+  var pageSize = data.page || 20;
+  var listFirst = table ? Number(table.getAttribute("data-first")) : 1;
+  var talkSeqs = table ? (table.getAttribute("data-talk") || "").split(" ").filter(Boolean).map(Number) : [];
+  // the rows the server drew for its page of the list: each move's, and the table talk after
+  // each move (0: before the first), kept so that they come back with that page
+  var serverRows = {};
+  var serverTalk = {};
+  var serverFirst = listFirst;
+  var serverLast = table ? Number(table.getAttribute("data-last")) : 0;
+  if (body) {
+    var after = 0;
+    Array.prototype.forEach.call(body.rows, function (row) {
+      if (/^move-\d+$/.test(row.id)) {
+        after = Number(row.id.slice(5));
+        serverRows[after] = row;
+      } else {
+        (serverTalk[after] = serverTalk[after] || []).push(row);
+      }
+    });
+  }
+
+  function seatIcon(seat) {
+    var icon = document.createElement("i");
+    icon.className = "seat-icon s" + seat;
+    return icon;
+  }
+
+  // what a move did, as the list words it: the text and, for a bot's or a clock's, a note
+  function moveWords(move) {
+    var nodes = [document.createTextNode(move[1])];
+    if (move[3]) {
+      var note = document.createElement("span");
+      note.className = "event-source event-source--" + move[2];
+      note.textContent = move[3];
+      nodes.push(document.createTextNode(" "), note);
+    }
+    return nodes;
+  }
+
+  function moveRow(seq) {
+    var move = moves[seq - 1];
+    var row = document.createElement("tr");
+    row.id = "move-" + seq;
+    var number = document.createElement("a");
+    number.href = "?step=" + seq;
+    number.textContent = seq;
+    var time = document.createElement("time");
+    time.setAttribute("datetime", move[4]);
+    time.textContent = move[5];
+    var cells = [[number], [seatIcon(move[0]), " " + (data.names[move[0]] || "")], moveWords(move), [time]];
+    cells.forEach(function (nodes) {
+      var cell = document.createElement("td");
+      cell.append.apply(cell, nodes);
+      row.append(cell);
+    });
+    return row;
+  }
+
+  // table talk the server did not draw (another page of the list): a link to the page that shows it
+  function talkLink(seq) {
+    var row = document.createElement("tr");
+    row.className = "talk-row";
+    var mark = document.createElement("td");
+    var bubble = document.createElement("span");
+    bubble.setAttribute("aria-hidden", "true");
+    bubble.textContent = "💬";
+    mark.append(bubble);
+    var cell = document.createElement("td");
+    cell.colSpan = 3;
+    var link = document.createElement("a");
+    link.href = "?step=" + seq + (seq ? "#move-" + seq : "#history-title");
+    link.className = "talk-elsewhere";
+    link.textContent = words.talk;
+    cell.append(link);
+    row.append(mark, cell);
+    return row;
+  }
+
+  // the table talk after move ``seq`` (0: before the first; after the last move, all that
+  // came later): the server's rows on its own page, elsewhere a link to the page that has them
+  function talkRows(seq) {
+    var drawn = seq === 0 ? serverFirst === 1 : serverFirst <= seq && seq <= serverLast;
+    if (drawn) {
+      return serverTalk[seq] || [];
+    }
+    var later = seq > 0 && seq === moves.length;
+    var has = talkSeqs.some(function (s) { return s === seq || (later && s > seq); });
+    return has ? [talkLink(seq)] : [];
+  }
+
+  var pager = document.querySelector(".moves-pager");
+
+  function pagerLink(link, to) {
+    if (!link) {
+      return;
+    }
+    var off = to === null;
+    link.classList.toggle("disabled", off);
+    if (off) {
+      link.removeAttribute("href");
+      link.setAttribute("role", "link");
+      link.setAttribute("aria-disabled", "true");
+    } else {
+      link.href = "?step=" + to + "#history-title";
+      link.removeAttribute("role");
+      link.removeAttribute("aria-disabled");
+    }
+  }
+
+  // the page of the list from move ``first`` on, drawn from the record
+  function drawList(first) {
+    if (!body || !moves.length) {
+      return;
+    }
+    first = Math.max(1, Math.min(first, moves.length));
+    var lastShown = Math.min(moves.length, first + pageSize - 1);
+    listFirst = first;
+    var rows = first === 1 ? talkRows(0) : [];
+    for (var seq = first; seq <= lastShown; seq++) {
+      rows.push(serverRows[seq] || moveRow(seq));
+      rows = rows.concat(talkRows(seq));
+    }
+    body.replaceChildren.apply(body, rows);
+    if (pager) {
+      setText(".moves-shown", fill(words.shown, { first: first, last: lastShown, total: moves.length }), pager);
+      pagerLink(pager.querySelector(".moves-earlier"), first > 1 ? first - 1 : null);
+      pagerLink(pager.querySelector(".moves-later"), lastShown < moves.length ? lastShown + 1 : null);
+    }
+  }
+
+  function pageOf(step) {
+    return Math.floor((Math.max(step, 1) - 1) / pageSize) * pageSize + 1;
+  }
+
   function drawEvent(step) {
     var line = section.querySelector(".current-event");
-    if (!line) {
-      return;
+    var move = step > 0 ? moves[step - 1] : null;
+    if (line) {
+      line.replaceChildren();
+      if (move) {
+        line.append(seatIcon(move[0]), " ");
+        line.append.apply(line, moveWords(move));
+      }
     }
-    var row = document.getElementById("move-" + step);
-    if (!row) {
-      line.hidden = true;
-      return;
+    if (body && step > 0 && (step < listFirst || step >= listFirst + pageSize)) {
+      drawList(pageOf(step));
     }
-    var cells = row.querySelectorAll("td");
-    line.hidden = false;
-    line.replaceChildren();
-    var icon = cells[1].querySelector(".seat-icon");
-    if (icon) {
-      line.append(icon.cloneNode(true), " ");
-    }
-    cells[2].childNodes.forEach(function (node) {
-      line.append(node.cloneNode(true));
-    });
     document.querySelectorAll(".history-table tr.current").forEach(function (tr) {
       tr.classList.remove("current");
     });
-    row.classList.add("current");
+    var row = document.getElementById("move-" + step);
+    if (row) {
+      row.classList.add("current");
+    }
+    return move;
   }
 
   var current = Number(section.getAttribute("data-step"));
-  var buttons = {};
+  var said = document.getElementById("replay-said");
+  var stepper = section.querySelector(".stepper");
+  var links = {};
+  ["first", "prev", "next", "last"].forEach(function (name) {
+    links[name] = stepper.querySelector(".step-" + name);
+  });
 
-  function show(step) {
+  // a stepper link: to a position's own URL, or switched off at either end
+  function stepLink(name, to, off, rel) {
+    var link = links[name];
+    link.classList.toggle("disabled", off);
+    if (off) {
+      link.removeAttribute("href");
+      link.removeAttribute("id");
+      link.removeAttribute("rel");
+      link.setAttribute("role", "link");
+      link.setAttribute("aria-disabled", "true");
+    } else {
+      link.id = "step-" + name;
+      link.href = "?step=" + to;
+      if (rel) {
+        link.rel = rel;
+      }
+      link.removeAttribute("role");
+      link.removeAttribute("aria-disabled");
+    }
+  }
+
+  function show(step, announce) {
     step = Math.max(0, Math.min(last, step));
     current = step;
     var frame = state(step);
-    setText("#replay-title", step === 0 ? words.start : fill(words.after, { step: step, last: last }));
+    var title = step === 0 ? words.start : fill(words.after, { step: step, last: last });
+    setText("#replay-title", title);
     if (frame.figures) {
       drawFigures(frame.figures);
       drawTiles(frame.tiles);
@@ -356,66 +519,48 @@
       setText(".closed-rows", frame.closed);
     }
     drawStatus(frame);
-    drawEvent(step);
+    var move = drawEvent(step);
     setText(".step-now", step + " / " + last);
-    buttons.first.disabled = buttons.prev.disabled = step === 0;
-    buttons.next.disabled = buttons.last.disabled = step === last;
+    stepLink("first", 0, step === 0);
+    stepLink("prev", step - 1, step === 0, "prev");
+    stepLink("next", step + 1, step === last, "next");
+    stepLink("last", last, step === last);
+    if (announce && said) {
+      // one sentence for a screen reader: where the replay is, and the move that led there
+      said.textContent = title + (move ? ": " + move[1] : "");
+    }
     var url = new URL(window.location.href);
     url.searchParams.set("step", step);
     window.history.replaceState(null, "", url);
   }
 
-  // the links' own words on buttons of a finger's size; the links stay for no-JavaScript
-  var stepper = section.querySelector(".stepper");
-  var bar = document.createElement("div");
-  bar.className = "stepper stepper-js";
-  bar.setAttribute("role", "group");
-  bar.setAttribute("aria-label", stepper.getAttribute("aria-label"));
-  var moves = {
+  var targets = {
     first: function () { return 0; },
     prev: function () { return current - 1; },
     next: function () { return current + 1; },
     last: function () { return last; },
   };
-  var labels = {};
-  stepper.querySelectorAll(".step-link").forEach(function (link, index) {
-    labels[["first", "prev", "next", "last"][index]] = link.textContent.trim();
-  });
-  ["first", "prev", "next", "last"].forEach(function (name, index) {
-    var button = document.createElement("button");
-    button.type = "button";
-    button.className = "step-button step-" + name;
-    button.textContent = labels[name];
-    button.addEventListener("click", function () {
-      show(moves[name]());
+  Object.keys(links).forEach(function (name) {
+    links[name].addEventListener("click", function (event) {
+      event.preventDefault();
+      if (!links[name].classList.contains("disabled")) {
+        show(targets[name](), true);
+      }
     });
-    buttons[name] = button;
-    bar.append(button);
-    if (index === 1) {
-      var now = document.createElement("span");
-      now.className = "step-now";
-      now.setAttribute("aria-live", "polite");
-      bar.append(now);
-    }
   });
-  var hint = stepper.querySelector(".keys-hint");
-  if (hint) {
-    bar.append(hint);
-  }
-  stepper.replaceWith(bar);
 
   document.addEventListener("keydown", function (event) {
     if (event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) {
       return;
     }
     var target = event.target;
-    if (target && (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName))) {
+    if (target && (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT|BUTTON)$/.test(target.tagName))) {
       return;
     }
     var to = { ArrowLeft: current - 1, ArrowRight: current + 1, Home: 0, End: last }[event.key];
     if (to !== undefined) {
       event.preventDefault();
-      show(to);
+      show(to, true);
     }
   });
 
@@ -432,19 +577,36 @@
     var dy = end.clientY - touch.clientY;
     touch = null;
     if (Math.abs(dx) > 50 && Math.abs(dx) > 2 * Math.abs(dy)) {
-      show(dx < 0 ? current + 1 : current - 1);  // swipe left: forward, as pages turn
+      show(dx < 0 ? current + 1 : current - 1, true);  // swipe left: forward, as pages turn
     }
   });
 
-  // the move list's step links step in place too
-  document.querySelectorAll(".history-table a[href^='?step=']").forEach(function (link) {
-    link.addEventListener("click", function (event) {
+  // the move list's step links step in place too; its pager turns its pages without a load
+  if (body) {
+    body.addEventListener("click", function (event) {
+      var link = event.target.closest("a");
+      if (!link || link.classList.contains("talk-elsewhere") || !/^\?step=\d+$/.test(link.getAttribute("href") || "")) {
+        return;
+      }
       event.preventDefault();
-      show(Number(new URL(link.href).searchParams.get("step")));
+      show(Number(link.getAttribute("href").slice(6)), true);
       section.scrollIntoView({ block: "start" });
     });
-  });
+  }
+  if (pager) {
+    pager.addEventListener("click", function (event) {
+      var link = event.target.closest("a");
+      if (!link) {
+        return;
+      }
+      event.preventDefault();
+      if (link.classList.contains("disabled")) {
+        return;
+      }
+      drawList(link.classList.contains("moves-earlier") ? listFirst - pageSize : listFirst + pageSize);
+    });
+  }
 
   section.classList.add("replay-live");
-  show(current);
+  show(current, false);  // the server's drawing, drawn as each step draws it (the same elements)
 })();
