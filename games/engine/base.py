@@ -49,7 +49,7 @@ class Game(ABC):
             seed = setup["seed"]
             if not isinstance(seed, int) or isinstance(seed, bool):
                 raise RecordError("the seed must be a whole number")
-            setup = cls.deal(n_players, seed)
+            return cls._from_setup(n_players, cls.deal(n_players, seed), opts, dealt=True)
         return cls._from_setup(n_players, setup, opts)
 
     @classmethod
@@ -132,8 +132,11 @@ class Game(ABC):
 
     @classmethod
     @abstractmethod
-    def _from_setup(cls, n_players: int, setup: dict[str, Any], options: dict[str, bool]) -> Self:
-        """Build the start state from a checked-for-cards setup and checked options."""
+    def _from_setup(
+        cls, n_players: int, setup: dict[str, Any], options: dict[str, bool], dealt: bool = False
+    ) -> Self:
+        """Build the start state from a setup and checked options; ``dealt``: the setup is
+        ``deal``'s own, whose cards need no check (a random game's deal is not checked again)."""
 
     # -- the state machine ----------------------------------------------------------------------
     @property
@@ -278,13 +281,17 @@ class DealtGame(Game):
     _legal: tuple[str, ...] | list[str] | None
 
     @classmethod
-    def _dealt(cls, n_players: int, setup: dict[str, Any], options: dict[str, bool]) -> Self:
+    def _dealt(
+        cls, n_players: int, setup: dict[str, Any], options: dict[str, bool], dealt: bool = False
+    ) -> Self:
         """A game with the part of the start state both games share (checked cards, hands,
-        deck, empty piles, the first player in the first phase); the caller adds the rest."""
-        if not cls.SETUP_KEYS.issuperset(setup):
-            unknown = sorted(set(setup) - cls.SETUP_KEYS)
-            raise RecordError(f"unknown setup key {', '.join(unknown)}")
-        cls.check_cards(n_players, setup)
+        deck, empty piles, the first player in the first phase); the caller adds the rest.
+        ``dealt``: the setup is ``deal``'s own, not checked again."""
+        if not dealt:
+            if not cls.SETUP_KEYS.issuperset(setup):
+                unknown = sorted(set(setup) - cls.SETUP_KEYS)
+                raise RecordError(f"unknown setup key {', '.join(unknown)}")
+            cls.check_cards(n_players, setup)
         game = cls.__new__(cls)
         game.n_players = n_players
         game.options = options

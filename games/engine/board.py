@@ -74,7 +74,12 @@ ACTIONS = _action_table()
 #: the actions each phase takes, parsed: a draw's pile (NOBODY: the deck), a lay or discard
 #: (kind, card, colour index, value, extra), a clover's path (NOBODY: pass)
 _DRAW_SOURCES = {text: parsed[4] for text, parsed in ACTIONS.items() if parsed[0] == DRAW}
-_PLAYS = {text: parsed for text, parsed in ACTIONS.items() if parsed[0] <= DISCARD}
+#: (a discard's extra here: the card's place in a lay table, ``_LAY_INDEX``)
+_PLAYS = {
+    text: parsed if parsed[0] != DISCARD else (*parsed[:4], parsed[2] * 11 + parsed[3])
+    for text, parsed in ACTIONS.items()
+    if parsed[0] <= DISCARD
+}
 _CLOVERS = {text: parsed[4] for text, parsed in ACTIONS.items() if parsed[0] == CLOVER}
 #: what a phase asks for when given another of the game's actions
 _NOT_NOW = {PLAY_PHASE: "must_play", CLOVER_PHASE: "must_clover", DRAW_PHASE: "must_draw"}
@@ -112,23 +117,8 @@ _VALUES = range(11)
 _COLOUR_CARDS = tuple(tuple(f"{colour}{value}" for value in _VALUES) for colour in COLOURS)
 #: card -> its place in a player's lay table (``BoardGame._lay_table``): colour * 11 + value
 _LAY_INDEX = {card: ci * len(_VALUES) + value for card, (ci, value) in _CARD_CV.items()}
-
-
-def _add_card(plays: list[str], card: str, lays: tuple[str, ...]) -> None:
-    """Put a card new to a hand into its play-phase legal list: its discard and its lays, each
-    in its sorted place (a card's lays follow each other there)."""
-    insort(plays, _S_DISCARD[card])
-    if lays:
-        i = bisect_left(plays, lays[0])
-        plays[i:i] = lays
-
-
-def _remove_card(plays: list[str], card: str, lays: tuple[str, ...]) -> None:
-    """Take the last copy of a card out of its hand's play-phase legal list."""
-    plays.remove(_S_DISCARD[card])
-    if lays:
-        i = bisect_left(plays, lays[0])
-        del plays[i : i + len(lays)]
+#: card -> (its discard, its lay index): what a draw puts into a kept play list
+_CARD_KEYS = {card: (_S_DISCARD[card], _LAY_INDEX[card]) for card in _CARDS}
 
 
 def _fits(d: int, last: int, value: int) -> bool:
@@ -226,8 +216,10 @@ class BoardGame(DealtGame):
         return {"tiles": board}
 
     @classmethod
-    def _from_setup(cls, n_players: int, setup: dict[str, Any], options: dict[str, bool]) -> Self:
-        game = cls._dealt(n_players, setup, options)
+    def _from_setup(
+        cls, n_players: int, setup: dict[str, Any], options: dict[str, bool], dealt: bool = False
+    ) -> Self:
+        game = cls._dealt(n_players, setup, options, dealt)
         game.no_redraw = options["no_redraw_own_discard"]
         game.tiles = _read_tiles(setup.get("tiles"))
         game.col_cards = [[[] for _ in COLOURS] for _ in range(n_players)]
@@ -320,7 +312,8 @@ class BoardGame(DealtGame):
     def _lay_table(self, p: int) -> tuple[tuple[str, ...], ...]:
         """Every card's lays for the player now, sorted (index: ``_LAY_INDEX``): what may be
         laid. It changes only with the player's own lays and clovers, so it is kept per player
-        (``_lay_tables``) until one of those."""
+        (``_lay_tables``); a lay that moves no figure onto its end stone changes only the
+        path laid on (``_relaid``), a clover step that does not reach it nothing."""
         cols, dirs, last, pos = self.col_cards[p], self.dirs[p], self.last[p], self.pos[p]
         free = (2 if self.big[p] == NOBODY else 0) | (self.smalls_out[p] < SMALL_FIGURES)
         table: tuple[tuple[str, ...], ...] = ()
@@ -337,16 +330,41 @@ class BoardGame(DealtGame):
                 table += _end_lays(ci, dirs[ci], last[ci], movable)
         return table
 
+    def _relaid(self, p: int, kind: int, ci: int, extra: Any) -> None:
+        """After the player's lay on path ``ci`` (not a START): their kept lay table with only
+        that path's lays made again, or dropped when a figure reached its end stone (which
+        changes the redirects of every path at its end)."""
+        table = self._lay_tables[p]
+        pos = self.pos[p]
+        moved = ci if kind == PLAY else extra
+        if moved != NOBODY and pos[moved] == END_STONE:
+            self._lay_tables[p] = None
+            return
+        d, last = self.dirs[p][ci], self.last[p][ci]  # the path is not empty: not a START
+        if pos[ci] != END_STONE:
+            lays = _STEP_LAYS[ci][d][last]
+        else:
+            movable = 0
+            for t, other in enumerate(pos):
+                if 0 < other < END_STONE:
+                    movable |= 1 << t
+            lays = _end_lays(ci, d, last, movable)
+        i = ci * len(_VALUES)
+        self._lay_tables[p] = table[:i] + lays + table[i + len(_VALUES) :]
+
     # -- actions --------------------------------------------------------------------------------
     def apply(self, action: str, player: int | None = None) -> None:
-        # The two commonest actions (a draw, a discard) are done here without further calls;
-        # each phase looks the action up among the ones it takes (_refused says why not).
+        # The two commonest actions (a draw, a discard) are done here without further calls,
+        # the play list of the player kept up to date in place (_add_card and _remove_card
+        # written out); each phase looks the action up among the ones it takes (_refused says
+        # why not), and a finished game refuses every action in the last branch.
         phase = self.phase
-        if phase == FINISHED:
-            raise IllegalAction("game_over")
         p = self.current
-        if player is not None and player != p:
-            raise IllegalAction("not_your_turn", to_move=p, player=player)
+        if player is not None:
+            if phase == FINISHED:
+                raise IllegalAction("game_over")
+            if player != p:
+                raise IllegalAction("not_your_turn", to_move=p, player=player)
         if phase == DRAW_PHASE:
             try:
                 source = _DRAW_SOURCES[action]
@@ -369,7 +387,12 @@ class BoardGame(DealtGame):
             hand = self.hands[p]
             plays = self._plays[p]
             if plays is not None and card not in hand:
-                _add_card(plays, card, self._lay_tables[p][_LAY_INDEX[card]])
+                discard, index = _CARD_KEYS[card]
+                insort(plays, discard)
+                lays = self._lay_tables[p][index]
+                if lays:
+                    i = bisect_left(plays, lays[0])
+                    plays[i:i] = lays
             hand.append(card)
             if pos >= len(deck):
                 self.phase = FINISHED
@@ -391,14 +414,23 @@ class BoardGame(DealtGame):
                     raise IllegalAction("card_not_in_hand", card=card) from None
                 plays = self._plays[p]
                 if plays is not None and card not in hand:
-                    _remove_card(plays, card, self._lay_tables[p][_LAY_INDEX[card]])
+                    plays.remove(action)  # the action is the card's discard
+                    lays = self._lay_tables[p][extra]  # a discard's extra: its lay index
+                    if lays:
+                        i = bisect_left(plays, lays[0])
+                        del plays[i : i + len(lays)]
                 self.piles[ci].append(card)
                 self.discarded = ci
                 self.phase = DRAW_PHASE
-            else:
+            elif kind == START:  # the figures on the start change every empty path's lays
                 self._play(p, kind, card, ci, value, extra)
                 self._lay_tables[p] = self._plays[p] = None
-        else:
+            else:
+                self._play(p, kind, card, ci, value, extra)
+                self._plays[p] = None
+                if self._lay_tables[p] is not None:
+                    self._relaid(p, kind, ci, extra)
+        elif phase == CLOVER_PHASE:
             try:
                 target = _CLOVERS[action]
             except (KeyError, TypeError):
@@ -407,9 +439,13 @@ class BoardGame(DealtGame):
                 self.phase = DRAW_PHASE
             elif 0 < self.pos[p][target] < END_STONE:
                 self._move(p, target)
-                self._lay_tables[p] = self._plays[p] = None
+                if self.pos[p][target] == END_STONE:  # it changes the paths' redirects
+                    self._lay_tables[p] = self._plays[p] = None
+                # else a step along the path changes none of the player's lays
             else:
                 raise IllegalAction("figure_cannot_move", colour=COLOUR_NAMES[COLOURS[target]])
+        else:
+            raise IllegalAction("game_over")
         self.actions.append(action)
         self._legal = None
 

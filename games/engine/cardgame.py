@@ -182,8 +182,10 @@ class CardGame(DealtGame):
 
     # -- setup ----------------------------------------------------------------------------------
     @classmethod
-    def _from_setup(cls, n_players: int, setup: dict[str, Any], options: dict[str, bool]) -> Self:
-        game = cls._dealt(n_players, setup, options)
+    def _from_setup(
+        cls, n_players: int, setup: dict[str, Any], options: dict[str, bool], dealt: bool = False
+    ) -> Self:
+        game = cls._dealt(n_players, setup, options, dealt)
         game.closing_open = options["closing_may_open_row"]
         game.rows = [[[] for _ in COLOURS] for _ in range(n_players)]
         game.last = [[-1] * 5 for _ in range(n_players)]
