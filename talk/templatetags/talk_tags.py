@@ -21,7 +21,7 @@ from talk.selectors import ShownMessage
 register = template.Library()
 
 #: the most messages the game page shows (the history shows them all)
-PANEL_LIMIT = 100
+PANEL_LIMIT = selectors.NEWEST_READ - 1
 #: what links in a message get: never followed for ranking, user content, no opener
 LINK_REL = "nofollow ugc noopener"
 
@@ -49,7 +49,7 @@ def table_talk(context: Any, game: Game) -> dict[str, Any]:
     reader = selectors.reader_at(game, viewer)
     player = reader.seated and not getattr(viewer, "is_bot", False)
     muted = player and reader.muted
-    rows = [] if muted else selectors.messages_for(game, viewer, limit=PANEL_LIMIT + 1)
+    rows = [] if muted else selectors.newest_for(game, viewer)
     more = len(rows) > PANEL_LIMIT
     is_open = rules.is_open(game)
     stopped = player and is_open and reader.suspended
