@@ -23,15 +23,7 @@ from games.engine.board_layouts import END_STONE, STONE_VALUES
 from games.engine.cards import COLOURS
 
 from ..selectors import SeatInfo
-from .board import (
-    FIGURE_SLOTS,
-    START_RX,
-    START_Y,
-    SVG_WIDTH,
-    make_figure,
-    seat_style,
-    stone_xy,
-)
+from .board import BoardSvg, board_svg, make_figure, narrow_board, seat_style
 from .cards import BOARD, chip, colour_label
 from .messages import phase_text
 from .table import _DIRECTION_TEXTS, _DIRECTIONS, _on_start, closed_rows_text
@@ -97,21 +89,61 @@ def _worded(language: str | None, what: str, *values: Any) -> str:
     return phase_text(kind, phase, {"draws_left": draws})
 
 
-def _seat_figures(seat: int, seats: int, player: dict[str, Any]) -> list[list[Any]]:
-    """A seat's figures as ``board_svg`` places them: [seat, big, x, y, colour, stone]."""
-    out = []
-    dx, dy = FIGURE_SLOTS[seat % len(FIGURE_SLOTS)]
-    for colour, figure in player.get("figures", {}).items():
-        x, y = stone_xy(colour, figure["stone"])
-        out.append(
-            [seat, int(figure["big"]), round(x + dx, 1), round(y + dy, 1), colour, figure["stone"]]
-        )
+def _seat_figures(seat: int, player: dict[str, Any]) -> list[list[Any]]:
+    """A seat's figures in ``board_svg``'s order, each where it stands whatever the board's
+    layout: [seat, big, colour, stone] ("" and 0 on the start stone, where replay.js puts the
+    seat's i-th waiting figure on the i-th place of its layout's ``start``)."""
+    out: list[list[Any]] = [
+        [seat, int(figure["big"]), colour, figure["stone"]]
+        for colour, figure in player.get("figures", {}).items()
+    ]
     on_start = player.get("on_start", {})
-    left = SVG_WIDTH / 2 - START_RX + 20 + seat * (2 * START_RX - 40) / max(seats, 1) + 12
-    waiting = [1] * on_start.get("big", 0) + [0] * on_start.get("small", 0)
-    for i, big in enumerate(waiting):
-        out.append([seat, big, round(left + i * 15, 1), round(START_Y + 4, 1), "", 0])
+    out.extend([seat, 1, "", 0] for _ in range(on_start.get("big", 0)))
+    out.extend([seat, 0, "", 0] for _ in range(on_start.get("small", 0)))
     return out
+
+
+def _layout(board: BoardSvg, seats: int, waiting: int) -> dict[str, Any]:
+    """One drawing's figure places, read off ``board`` (a probe position, see
+    ``board_layouts``): each seat's offset from a stone's centre, its places on the start stone
+    and its figures' shapes at the drawing's size; replay.js adds a stone's centre, which it
+    reads off the drawing itself."""
+    centres = {(s.colour, s.number): (s.x, s.y) for s in board.stones}
+    slots: list[list[float]] = [[0.0, 0.0]] * seats
+    start: list[list[list[float]]] = [[] for _ in range(seats)]
+    shapes: dict[str, list[Any]] = {}
+    for f in board.figures:
+        shapes.setdefault(f"{f.seat}-{int(f.big)}", [f.r, f.points])
+        if f.colour is None:
+            start[f.seat].append([f.x, f.y])
+        else:
+            x, y = centres[(f.colour, f.stone)]
+            slots[f.seat] = [f.x - x, f.y - y]
+    return {"slots": slots, "start": start, "shapes": shapes}
+
+
+def board_layouts(views: list[dict[str, Any]], names: list[str]) -> dict[str, dict[str, Any]]:
+    """Where the wide board (``board_svg``) and the narrow one (``narrow_board``) put each
+    seat's figures, for replay.js to redraw a step's figures on whichever drawings the page
+    holds: taken from the drawings of a position with every seat's small figure on a stone,
+    its big one on another and as many figures waiting at the start as ever wait there in
+    this game, so that the layouts' own code places them (never a copy of it)."""
+    seats = len(names)
+    waiting = max(
+        (p.get("on_start", {}).get("big", 0) + p.get("on_start", {}).get("small", 0)
+         for view in views for p in view.get("players", [])),
+        default=0,
+    )
+    probe = {"players": [
+        {"figures": {"g": {"stone": 1, "big": False}, "y": {"stone": 1, "big": True}},
+         "on_start": {"big": 0, "small": waiting}}
+        for _ in range(seats)
+    ]}
+    wide = board_svg(probe, names)
+    return {
+        "wide": _layout(wide, seats, waiting),
+        "narrow": _layout(narrow_board(wide), seats, waiting),
+    }
 
 
 def _tiles(tiles: dict[str, dict[str, str]]) -> list[str]:
@@ -144,7 +176,7 @@ def _frame(
             figures.append(reuse["_figures"][index])
         else:
             players.append(_player(kind, player, show_hands, language))
-            figures.append(_seat_figures(index, len(raw), player) if kind == BOARD else [])
+            figures.append(_seat_figures(index, player) if kind == BOARD else [])
     frame: dict[str, Any] = {
         "piles": {key: [cards[-1] if cards else "", len(cards)] for key, cards in piles.items()},
         "deck": view.get("deck_count", 0),
@@ -216,7 +248,8 @@ def replay_data(
     kind: str, views: list[dict[str, Any]], seats: list[SeatInfo], *, show_hands: bool
 ) -> dict[str, Any]:
     """Everything replay.js needs: the frames (the first whole, then changes), the cards they
-    name as chips, the seats' figures and the words that frame the positions."""
+    name as chips, the seats' figures (and, for the board game, where each drawing of the board
+    puts them: ``board_layouts``) and the words that frame the positions."""
     frames: list[dict[str, Any]] = []
     previous: dict[str, Any] | None = None
     # every card the game has, worded once: the rules' card list, the same whatever was dealt
@@ -248,7 +281,7 @@ def replay_data(
                 "shape": f.shape, "r": f.r, "points": f.points, "fill": style.fill,
                 "stroke": style.stroke, "mark": style.mark, "title": f.title,
             }
-    return {
+    out: dict[str, Any] = {
         "kind": kind,
         "frames": frames,
         "cards": cards,
@@ -299,6 +332,9 @@ def replay_data(
             "talk": _("Table talk at this move: show it"),
         },
     }
+    if kind == BOARD:
+        out["boards"] = board_layouts(views, [s.name for s in seats])
+    return out
 
 
 def replay_json(data: dict[str, Any]) -> SafeString:

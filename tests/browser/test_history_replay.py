@@ -39,7 +39,8 @@ new PerformanceObserver((list) => {
 """
 
 #: the key parts of a position: each player's score, rows and facts, the piles, the deck, the
-#: board's figures (where, to a tenth of a unit, and who), whose turn, as drawn (whitespace folded)
+#: board's figures on each drawing of it, the wide and the narrow, and which one is shown (where,
+#: to a tenth of a unit, and who), whose turn, as drawn (whitespace folded)
 POSITION = """() => {
   const text = (el) => el ? el.textContent.replace(/\\s+/g, " ").trim() : "";
   return {
@@ -49,10 +50,13 @@ POSITION = """() => {
     ]),
     piles: Array.from(document.querySelectorAll(".replay .piles li"), text),
     deck: text(document.querySelector(".replay .deck")),
-    figures: Array.from(document.querySelectorAll(".board-svg .figures .figure"),
-      (g) => g.getAttribute("transform").match(/[-\\d.]+/g)
-        .map((n) => Math.round(Number(n) * 10) / 10).join(" ") + " "
-        + text(g.querySelector("title"))),
+    boards: Array.from(document.querySelectorAll(".board-svg"), (svg) => [
+      svg.getAttribute("class"), svg.getClientRects().length > 0,
+      Array.from(svg.querySelectorAll(".figures .figure"),
+        (g) => g.getAttribute("transform").match(/[-\\d.]+/g)
+          .map((n) => Math.round(Number(n) * 10) / 10).join(" ") + " "
+          + text(g.querySelector("title"))),
+    ]),
     next: text(document.querySelector(".replay-next")),
     title: text(document.querySelector("#replay-title")),
   };
@@ -116,6 +120,10 @@ def test_stepping_draws_the_servers_positions_without_a_layout_shift(
     page.goto(f"{url}?step={start}")
     page.evaluate("window.__sameDocument = true")
     assert page.evaluate(POSITION) == served[start]
+    # a small phone is shown the narrow drawing; the wide one, hidden, is stepped too
+    assert [(name, shown) for name, shown, _ in served[start]["boards"]] == [
+        ("board-svg", False), ("board-svg board-svg--narrow", True)
+    ]
     said = page.locator("#replay-said")
     for i, step in enumerate(steps):
         # forward by the link, back by the key; past the list's page and back again

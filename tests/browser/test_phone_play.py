@@ -244,7 +244,11 @@ def test_the_replay_steps_in_the_page_by_buttons_and_keys(
     page.goto(f"{live_server.url}/games/{game.pk}/history/?step=0")
     page.evaluate("window.__sameDocument = true")
     title = page.locator("#replay-title")
-    figures = "document.querySelector('.board-svg .figures').innerHTML"
+    # the figures of the drawing of the board shown (the narrow one on a phone)
+    figures = (
+        "Array.from(document.querySelectorAll('.board-svg'))"
+        ".find((s) => s.getClientRects().length).querySelector('.figures').innerHTML"
+    )
     start = page.evaluate(figures)
     visible_buttons_are_big_enough(page)
     shot(page, "history-390x844")

@@ -16,7 +16,7 @@ from games import selectors
 from games.engine import game_class
 from games.engine.bots import RandomBot
 from games.models import Game, GameStatus
-from games.presenters.board import board_svg
+from games.presenters.board import BoardSvg, board_svg, narrow_board
 from games.presenters.cards import BOARD
 from games.presenters.history import MOVES_PAGE, move_window
 from games.presenters.messages import phase_text
@@ -160,7 +160,31 @@ def _whole_frames(frames: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return whole
 
 
-@pytest.mark.parametrize(("kind", "players", "seed"), [("keltis", 4, 11), ("keltis-cards", 3, 5)])
+def placed(
+    figures: list[list[Any]], layout: dict[str, Any], drawing: BoardSvg
+) -> list[tuple[int, bool, float, float, float, str]]:
+    """A frame's figures where replay.js draws them on ``drawing``: a stone's centre (as the
+    drawing has it) plus the seat's slot of the layout, or the seat's next place on the start
+    stone; at the layout's size."""
+    centres = {f"{s.colour}{s.number}": (s.x, s.y) for s in drawing.stones}
+    waiting: dict[int, int] = {}
+    out = []
+    for seat, big, colour, stone in figures:
+        if colour:
+            x, y = centres[f"{colour}{stone}"]
+            dx, dy = layout["slots"][seat]
+            x, y = x + dx, y + dy
+        else:
+            i = waiting[seat] = waiting.get(seat, -1) + 1
+            x, y = layout["start"][seat][i]
+        r, points = layout["shapes"][f"{seat}-{big}"]
+        out.append((seat, bool(big), x, y, r, points))
+    return out
+
+
+@pytest.mark.parametrize(
+    ("kind", "players", "seed"), [("keltis", 4, 11), ("keltis", 2, 7), ("keltis-cards", 3, 5)]
+)
 @pytest.mark.parametrize("finished", [False, True])
 def test_every_frame_is_the_position_the_table_draws(
     make_user: Any, kind: str, players: int, seed: int, finished: bool
@@ -192,9 +216,13 @@ def test_every_frame_is_the_position_the_table_draws(
         if kind == BOARD:
             board = board_svg(view, [s.name for s in page.seats])
             assert frame["figures"] == [
-                [f.seat, int(f.big), round(f.x, 1), round(f.y, 1), f.colour or "", f.stone]
-                for f in board.figures
+                [f.seat, int(f.big), f.colour or "", f.stone] for f in board.figures
             ], step
+            # placed as replay.js places them, on either drawing, where the server draws them
+            for name, drawn in (("wide", board), ("narrow", narrow_board(board))):
+                assert placed(frame["figures"], data["boards"][name], drawn) == [
+                    (f.seat, f.big, f.x, f.y, f.r, f.points) for f in drawn.figures
+                ], (step, name)
             assert frame["tiles"] == [f"{s.colour}{s.number}" for s in board.stones if s.tile]
             assert frame["goal"] == (table.goal_count or 0)
         else:

@@ -92,14 +92,16 @@
     }
   }
 
-  // a seat's figure as the server draws it (its shape, colours and, when big, its mark)
-  function figureBody(seat, big) {
+  // a seat's figure as the server draws it (its shape, colours and, when big, its mark), at the
+  // size of the drawing it stands on (the icons beside the columns: the wide board's)
+  function figureBody(seat, big, layout) {
     var shape = data.figures[seat + "-" + big];
+    var sized = layout ? layout.shapes[seat + "-" + big] : [shape.r, shape.points];
     var body = document.createElementNS(SVG, shape.shape === "circle" ? "circle" : "polygon");
     if (shape.shape === "circle") {
-      body.setAttribute("r", shape.r);
+      body.setAttribute("r", sized[0]);
     } else {
-      body.setAttribute("points", shape.points);
+      body.setAttribute("points", sized[1]);
     }
     body.setAttribute("fill", shape.fill);
     body.setAttribute("stroke", shape.stroke);
@@ -142,21 +144,56 @@
     return svg;
   }
 
-  function drawFigures(figures) {
-    var layer = section.querySelector(".board-svg .figures");
-    if (!layer) {
+  // each drawing of the board on the page (the wide one, the narrow one): its layout's figure
+  // places (data.boards) and its stones' centres, read off the drawing once
+  var boards = [];
+  section.querySelectorAll(".board-svg").forEach(function (svg) {
+    var layer = svg.querySelector(".figures");
+    var layout = (data.boards || {})[svg.classList.contains("board-svg--narrow") ? "narrow" : "wide"];
+    if (!layer || !layout) {
       return;
     }
-    layer.replaceChildren();
-    figures.forEach(function (f) {
-      var g = figureGroup(f[0], f[1]);
-      g.setAttribute("data-seat", f[0]);
-      g.setAttribute("transform", "translate(" + f[2] + " " + f[3] + ")");
-      var title = document.createElementNS(SVG, "title");
-      title.textContent = figureTitle(f[0], f[1], f[4], f[5]);
-      g.append(title);
-      g.append.apply(g, figureBody(f[0], f[1]));
-      layer.append(g);
+    var centres = {};
+    svg.querySelectorAll(".stone[data-stone]").forEach(function (stone) {
+      var circle = stone.querySelector(":scope > circle");
+      if (circle) {
+        centres[stone.getAttribute("data-stone")] = [
+          Number(circle.getAttribute("cx")), Number(circle.getAttribute("cy")),
+        ];
+      }
+    });
+    boards.push({ layer: layer, layout: layout, centres: centres });
+  });
+
+  // a step's figures ([seat, big, colour, stone]: "" and 0 on the start stone) on every
+  // drawing of the board, each placed as that drawing's layout places it
+  function drawFigures(figures) {
+    boards.forEach(function (board) {
+      var waiting = {};
+      board.layer.replaceChildren.apply(board.layer, figures.map(function (f) {
+        var seat = f[0];
+        var x;
+        var y;
+        if (f[2]) {
+          var centre = board.centres[f[2] + f[3]];
+          var slot = board.layout.slots[seat];
+          x = centre[0] + slot[0];
+          y = centre[1] + slot[1];
+        } else {
+          waiting[seat] = (waiting[seat] || 0) + 1;
+          var place = board.layout.start[seat][waiting[seat] - 1];
+          x = place[0];
+          y = place[1];
+        }
+        var g = figureGroup(seat, f[1]);
+        g.setAttribute("data-seat", seat);
+        g.setAttribute("transform", "translate(" + x + " " + y + ")");
+        var title = document.createElementNS(SVG, "title");
+        title.textContent = figureTitle(seat, f[1], f[2], f[3]);
+        g.append(title);
+        g.append.apply(g, figureBody(seat, f[1], board.layout));
+        return g;
+      }));
     });
   }
 
