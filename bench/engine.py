@@ -9,12 +9,6 @@ CPU time (``time.process_time``), so that other processes on a shared machine do
 ours; a loaded machine still slows every figure down. Targets (issue 17): at least 1,000 random
 4-player games per second per core for each game, a replay under 0.2 ms, greedy winning at least
 80% of games.
-
-Each figure is also printed against the reference loop of bench/measure.py (issue 30: at
-least 12x for both games), its best CPU time of three runs before the figures and three after:
-random games as games played in the loop's time (games/s x loop ms / 1000), a replay as
-replays done in it (loop ms / replay ms). Higher is faster; the ratio, not the milliseconds,
-compares runs on a machine whose load changes.
 """
 
 from __future__ import annotations
@@ -28,7 +22,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.common import footer, header, parse_args, reference_line
-from bench.measure import python_loop
 from games.engine import GAMES, Record, replay
 from games.engine.base import Game
 from games.engine.bots import GreedyBot, RandomBot, play_out
@@ -36,8 +29,6 @@ from games.engine.bots import GreedyBot, RandomBot, play_out
 TARGET_GAMES_PER_S = 1000
 TARGET_REPLAY_MS = 0.2
 TARGET_GREEDY_RATE = 0.80
-#: issue 30: random games and replays of each game at least this many times the reference
-TARGET_RATIO = 12
 PLAYER_COUNTS = (2, 3, 4)
 #: ``--tiny`` (tests/bench/): a couple of games, seeds and replays
 TINY = {"games": 2, "seeds": 2, "repeats": 2}
@@ -98,14 +89,11 @@ def main(argv: list[str] | None = None) -> None:
         f"replay under {TARGET_REPLAY_MS} ms, greedy beats random in {TARGET_GREEDY_RATE:.0%}"
     )
     print(f"{args.games} random games per player count, {args.repeats} replays timed")
-    before = [python_loop() for _ in range(3)]
-    figures: list[tuple[str, int, float, float]] = []
     for name, cls in sorted(GAMES.items()):
         print(f"\n== {name}")
         for players in PLAYER_COUNTS:
             rate, mean_actions = random_games_per_second(cls, players, args.games)
             median, best, n_actions = replay_ms(cls, players, args.repeats)
-            figures.append((name, players, rate, median))
             games_mark = "ok" if rate >= TARGET_GAMES_PER_S else f"BELOW {TARGET_GAMES_PER_S:,}"
             replay_mark = "ok" if median < TARGET_REPLAY_MS else f"ABOVE {TARGET_REPLAY_MS} ms"
             print(
@@ -121,20 +109,6 @@ def main(argv: list[str] | None = None) -> None:
         print(
             f"greedy beats random in {win:.1%} of {args.seeds} 2-player games "
             f"(mean score greedy {g_mean:.1f}, random {r_mean:.1f}) {mark}"
-        )
-    after = [python_loop() for _ in range(3)]
-    reference = min(before + after)
-    print(
-        f"\nagainst the reference loop (best of 3 runs before, 3 after: {reference:.2f} ms; "
-        f"before {min(before):.2f}, after {min(after):.2f}); target {TARGET_RATIO}x"
-    )
-    for name, players, rate, median in figures:
-        games_x, replay_x = rate * reference / 1000, reference / median
-        low = min(games_x, replay_x)
-        mark = "ok" if low >= TARGET_RATIO else f"BELOW {TARGET_RATIO}x"
-        print(
-            f"{name} {players}p: random games {games_x:5.1f}x, replay {replay_x:5.1f}x "
-            f"{mark if players == 4 else ''}".rstrip()
         )
     print()
     print(reference_line())
