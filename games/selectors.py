@@ -23,7 +23,7 @@ from games.engine.records import Record
 from keltis_site.prepared import Prepared
 
 from .integrity import LogNotReplayable
-from .models import Event, EventSource, Game, GameStatus, Seat
+from .models import Event, EventSource, Game, GameStatus, Seat, Snapshot
 from .rated import RatedStatus, rated_status
 from .state import apply_stored, engine_start, engine_state
 
@@ -124,6 +124,8 @@ GAME_WITH_SNAPSHOT = Prepared(
 _SEATS_IN_ORDER = Prepared(
     lambda game_id: Seat.objects.filter(game_id=game_id).select_related("user").order_by("index")
 )
+#: ... its snapshot, when the game was read without it (an email's row names the game) ...
+_SNAPSHOT = Prepared(lambda game_id: Snapshot.objects.filter(game_id=game_id).order_by())
 #: ... and its latest events, newest first
 _LATEST_EVENTS = Prepared(
     lambda game_id: Event.objects.filter(game_id=game_id).order_by("-seq")[:RECENT_EVENTS]
@@ -144,6 +146,7 @@ class GameReads:
         self._seats: dict[int, list[Seat]] = {}
         self._engines: dict[tuple[int, int], EngineGame] = {}
         self._recent: dict[tuple[int, int], list[Event]] = {}
+        self._events: dict[tuple[int, int], list[Event]] = {}
         self._movers: dict[int, int] = {}
 
     def game(self, game: Game) -> Game:
@@ -171,14 +174,28 @@ class GameReads:
     def engine(self, game: Game) -> EngineGame:
         key = (game.pk, game.seq)
         if key not in self._engines:
+            if not Game.snapshot.related.is_cached(game):  # read as select_related would
+                found = _SNAPSHOT.run(game.pk)
+                if found:
+                    Game.snapshot.related.set_cached_value(game, found[0])
             self._engines[key] = engine_state(game)
         return self._engines[key]
 
     def recent_events(self, game: Game) -> list[Event]:
         key = (game.pk, game.seq)
         if key not in self._recent:
-            self._recent[key] = list(reversed(_LATEST_EVENTS.run(game.pk)))
+            if key in self._events:  # every event was read: the latest are among them
+                self._recent[key] = self._events[key][-RECENT_EVENTS:]
+            else:
+                self._recent[key] = list(reversed(_LATEST_EVENTS.run(game.pk)))
         return self._recent[key]
+
+    def events(self, game: Game) -> list[Event]:
+        """Every event of the game in order (a turn email's "since your last turn")."""
+        key = (game.pk, game.seq)
+        if key not in self._events:
+            self._events[key] = list(Event.objects.filter(game=game).order_by("seq"))
+        return self._events[key]
 
 
 # -- seats --------------------------------------------------------------------------------------
@@ -413,6 +430,37 @@ def game_history(*, game: Game, step: str | None = None) -> HistoryPage:
         unreplayable=unreplayable,
         views=views,
     )
+
+
+def latest_events(
+    *, game: Game, reads: GameReads, window: Callable[[list[EventInfo]], tuple[int, int]]
+) -> list[EventInfo]:
+    """The events ``game_history`` lists, each as it lists it, for a reader of a few of the
+    latest: ``window`` picks them (start, end) from every event without its drawn card, and
+    the replay views only the positions before the pile draws among them (``game_history``
+    views every position: a turn email paid for the whole game's views). A log that stops
+    replaying gets ``game_history``'s own answer."""
+    names = {s.index: s.name for s in _seats(game, None, reads)}
+    stored = reads.events(game)
+    if not _started(game):
+        return []
+    plain = [_event_info(event, names) for event in stored]
+    start, end = window(plain)
+    viewer = None if game.status == GameStatus.FINISHED else SPECTATOR
+    events: list[EventInfo] = []
+    try:
+        engine = engine_start(game)
+        for index, event in enumerate(stored):
+            pile = _drawn_pile(event.action) if start <= index < end else None
+            if pile is not None:  # the position before: piles are public
+                cards = engine.view(viewer)["piles"].get(pile) or []
+                events.append(_event_info(event, names, cards[-1] if cards else None))
+            else:
+                events.append(plain[index])
+            apply_stored(engine, game.pk, event.seq, event.seat, event.action)
+    except LogNotReplayable:
+        return game_history(game=game).events
+    return events
 
 
 def _drawn_pile(action: str) -> str | None:

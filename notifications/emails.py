@@ -14,14 +14,18 @@ game page.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
+from email.generator import Generator
+from email.policy import Compat32
+from functools import cache
 from typing import Any
 
 from django.conf import settings
 from django.core.mail import EmailMultiAlternatives
 from django.core.mail.backends.base import BaseEmailBackend
-from django.db import DatabaseError
+from django.db import DatabaseError, connections, router
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone, translation
@@ -33,6 +37,7 @@ from games import presenters, selectors
 from games.models import Event, EventSource, Game, GameStatus, Seat
 from keltis_site import mail_headers
 from talk import selectors as talk_selectors
+from talk.models import Message
 
 from . import links, talk_news
 from .channels import RenderError
@@ -157,7 +162,7 @@ def compose(
     subject = " ".join(render_to_string(f"{base}.subject.txt", context).split())
     text = _text(render_to_string(f"{base}.txt", context))
     html = render_to_string(f"{base}.html", context)
-    message = EmailMultiAlternatives(
+    message = _Email(
         subject=subject,
         body=text,
         from_email=settings.DEFAULT_FROM_EMAIL,
@@ -167,6 +172,52 @@ def compose(
     )
     message.attach_alternative(html, "text/html")
     return message
+
+
+class _Email(EmailMultiAlternatives):
+    """An email whose MIME boundary is chosen before it is written out: the generator's own
+    choice compiles a regular expression of the (random) boundary for every email, found
+    in the worker's profile at about a tenth of an email's CPU. The boundary is made by the
+    generator's own function, so it looks the same, and kept only when neither part's text
+    holds it (else the generator chooses, as before)."""
+
+    def message(self) -> Any:
+        message = super().message()
+        if message.is_multipart() and message.get_boundary() is None:
+            boundary = Generator._make_boundary()
+            texts = [self.body, *(content for content, _mimetype in self.alternatives)]
+            if not any(boundary in str(text) for text in texts):
+                message.set_boundary(boundary)
+        message.policy = _FOLD_ONCE
+        return message
+
+
+#: folded header lines by (line end, line length, sanitised, name, value), at most
+#: ``_FOLDED_MAX`` (then forgotten at once)
+_folded: dict[tuple[str, int | None, bool, str, str], str] = {}
+_FOLDED_MAX = 4096
+
+
+class _FoldOnce(Compat32):
+    """compat32 (the policy of Django's messages), its folding of a header remembered: most of
+    an email's 23 headers (From, MIME-Version, Auto-Submitted, the parts' Content-Type...) are
+    the same in every email, and ``email.header`` folded each anew, a fifth of writing the
+    message out. The folded line is compat32's own, made by it the first time."""
+
+    def _fold(self, name: str, value: Any, sanitize: bool) -> str:
+        if not isinstance(value, str):
+            return super()._fold(name, value, sanitize)
+        key = (self.linesep, self.max_line_length, sanitize, name, value)
+        folded = _folded.get(key)
+        if folded is None:
+            folded = super()._fold(name, value, sanitize)
+            if len(_folded) >= _FOLDED_MAX:
+                _folded.clear()
+            _folded[key] = folded
+        return folded
+
+
+_FOLD_ONCE = _FoldOnce()
 
 
 def common_context(user: User) -> dict[str, Any]:
@@ -231,16 +282,37 @@ def linked_groups(
     """The legal actions grouped as on the game page, each with a link for the step
     ``link.seq`` of the turn ``link`` names (``link.action`` is ignored)."""
     groups = []
+    action_path = _action_paths()
     for group in presenters.action_groups(kind, legal, view):
         card = mail_cards([group.card.card])[0] if group.card else None
         choices = []
         for choice in group.choices:
-            path = link.next_step(seq=link.seq, action=choice.action).path()
+            path = action_path(link.next_step(seq=link.seq, action=choice.action).token())
             choices.append(
                 LinkedChoice(choice.action, choice.label, choice.short, links.absolute(path), path)
             )
         groups.append(LinkedGroup(group.title, card, choices))
     return groups
+
+
+#: what a signed token is made of (``signing.dumps``: URL-safe base64, ``:`` and a leading
+#: ``.``): ``reverse`` puts it in the path as it is
+_PLAIN_TOKEN = re.compile(r"[A-Za-z0-9_\-:.]+")
+_PROBE = "TOKEN"
+
+
+def _action_paths() -> Callable[[str], str]:
+    """``ActionLink.path`` for the tokens of one email with one ``reverse`` (a turn email
+    links twenty actions or more: resolving the URL pattern for each cost more than its
+    signature); a token of other characters is reversed as before."""
+    head, tail = reverse("email_action", args=[_PROBE]).rsplit(_PROBE, 1)
+
+    def path(token: str) -> str:
+        if _PLAIN_TOKEN.fullmatch(token):
+            return head + token + tail
+        return reverse("email_action", args=[token])
+
+    return path
 
 
 def game_title(game: Game) -> str:
@@ -263,13 +335,19 @@ def _game_common(game: Game, page: selectors.GamePage) -> dict[str, Any]:
 def since_last_turn(events: list[selectors.EventInfo], seat: int) -> list[selectors.EventInfo]:
     """The others' events between the seat's previous turn and this one (steps the seat has
     already taken in this turn are left out: the player knows them)."""
+    start, end = _since_window(events, seat)
+    return events[start:end]
+
+
+def _since_window(events: list[selectors.EventInfo], seat: int) -> tuple[int, int]:
+    """``since_last_turn``'s slice of ``events``: (start, end)."""
     end = len(events)
     while end and events[end - 1].seat == seat:
         end -= 1
     start = end
     while start and events[start - 1].seat != seat:
         start -= 1
-    return events[max(start, end - MAX_SINCE_EVENTS) : end]
+    return max(start, end - MAX_SINCE_EVENTS), end
 
 
 def previous_turn_seq(events: list[selectors.EventInfo], seat: int) -> int:
@@ -324,8 +402,37 @@ def talk_since_last_turn(
     table talk is "never" or who muted the table."""
     if message_mode(user, Channel.EMAIL) == MessageMode.NONE:
         return []
-    shown = talk_selectors.messages_since_turn(game, user, previous_turn_seq(events, seat))
+    since = previous_turn_seq(events, seat)
+    if not _others_wrote(game, user, since):
+        return []
+    shown = talk_selectors.messages_since_turn(game, user, since)
     return mail_messages(shown[-MAX_SINCE_MESSAGES:])
+
+
+def _others_wrote(game: Game, user: User, since_seq: int) -> bool:
+    """Whether anyone but ``user`` wrote a message at the table after ``since_seq`` that is
+    not hidden: without one, ``messages_since_turn`` has nothing to say (it shows only such
+    messages), and its two queries (the mute, the messages without the blocked) are left
+    out. One statement, its SQL written once: most turns have no table talk."""
+    connection = connections[router.db_for_read(Message)]
+    with connection.cursor() as cursor:
+        cursor.execute(_others_wrote_sql(connection.alias), [game.pk, since_seq, user.pk])
+        return cursor.fetchone() is not None
+
+
+@cache
+def _others_wrote_sql(alias: str) -> str:
+    quote = connections[alias].ops.quote_name
+    meta = Message._meta
+
+    def column(name: str) -> str:
+        return quote(meta.get_field(name).column)
+
+    return (
+        f"SELECT 1 FROM {quote(meta.db_table)} WHERE {column('game')} = %s"
+        f" AND {column('seq')} > %s AND {column('author')} <> %s"
+        f" AND {column('hidden_at')} IS NULL LIMIT 1"
+    )
 
 
 def _deadline(game: Game, now: datetime) -> dict[str, Any]:
@@ -369,21 +476,24 @@ def turn_context(
     happened since, the legal moves as links and as reply lines); None unless it is their
     turn."""
     reads = reads or selectors.GameReads()
+    reads.events(game)  # read first, the page's latest events are taken from them
     page = selectors.game_page(game=game, user=user, reads=reads, with_rated=False)
     seat = page.viewer_seat
     if seat is None or not page.legal or page.view is None:
         return None
     link = links.ActionLink(game.pk, seat, game.turn_seq, game.seq, "")
     groups = linked_groups(game.kind, page.legal, page.view, link)
-    history = selectors.game_history(game=game)
-    since = presenters.event_lines(game.kind, since_last_turn(history.events, seat))
+    events = selectors.latest_events(
+        game=game, reads=reads, window=lambda events: _since_window(events, seat)
+    )
+    since = presenters.event_lines(game.kind, since_last_turn(events, seat))
     return {
         **_game_common(game, page),
         **_deadline(game, now),
         "seat": seat,
         "hand": mail_cards(page.view["players"][seat].get("hand")),
         "since": since,
-        "talk": talk_since_last_turn(game, user, history.events, seat),
+        "talk": talk_since_last_turn(game, user, events, seat),
         "phase_text": presenters.phase_text(game.kind, page.phase, page.view),
         "started_turn": game.seq != game.turn_seq,
         "groups": groups,
