@@ -149,6 +149,13 @@ BENCHES: list[Bench] = [
         True,
         lambda ctx: ["--pg", ctx.pg, "--database", ctx.fanout_db],
     ),
+    Bench(
+        "email_cpu",
+        "email_cpu.py",
+        "email_fanout",
+        True,
+        lambda ctx: ["--pg", ctx.pg, "--database", ctx.fanout_db],
+    ),
     Bench("loadtest", "loadtest.py", "loadtest", True, Context.load_args),
 ]
 #: the scripts in bench/ that are not benchmarks but what they share
