@@ -10,11 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from django.conf import settings
-from django.test import Client
 
 from games.models import Event, Game
-from games.services import game_create, game_join
+from tests.browser.test_phone_play import logged_in, two_people
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -31,27 +29,6 @@ def shot(page: Any, name: str) -> None:
             element = page.locator(part).locator("visible=true").first
             if element.count():
                 element.screenshot(path=str(Path(SCREENSHOT_DIR) / f"{name}{part}.png"))
-
-
-def logged_in(browser: Any, base: str, user: Any, viewport: dict[str, int] = PHONE) -> Any:
-    client = Client()
-    client.force_login(user)
-    context = browser.new_context(viewport=viewport, has_touch=True)
-    context.set_default_timeout(15_000)
-    context.add_cookies([{
-        "name": settings.SESSION_COOKIE_NAME,
-        "value": client.cookies[settings.SESSION_COOKIE_NAME].value,
-        "url": base,
-    }])
-    return context.new_page()
-
-
-def two_people(make_user: Any, kind: str) -> tuple[Game, Any, Any]:
-    anna, bela = make_user("anna"), make_user("bela")
-    game = game_create(creator=anna, kind=kind, player_count=2)
-    game_join(game_id=game.pk, user=bela)
-    game.refresh_from_db()
-    return game, anna, bela
 
 
 #: the lit places of the page that are shown: each one's kind, moves and size in CSS px

@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 from django.conf import settings
-from django.test import Client
 
 from accounts.models import User
 from games.services import action_submit, game_create, game_join
 from games.state import engine_state
 from tests.browser.page_checkers import SQLITE_RUN_ONLY, axe_violations
+from tests.browser.sessions import sign_in
 
 pytestmark = [pytest.mark.django_db(transaction=True), SQLITE_RUN_ONLY]
 
@@ -95,13 +95,7 @@ def open_page(browser: Any, live_server: Any, language: str, who: User | None) -
     context.set_default_timeout(15_000)
     if who is not None:
         User.objects.filter(pk=who.pk).update(language=language)
-        client = Client()
-        client.force_login(who)
-        context.add_cookies([{
-            "name": settings.SESSION_COOKIE_NAME,
-            "value": client.cookies[settings.SESSION_COOKIE_NAME].value,
-            "url": live_server.url,
-        }])
+        sign_in(context, live_server.url, who)
     return context.new_page()
 
 

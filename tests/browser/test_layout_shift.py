@@ -9,14 +9,13 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from django.conf import settings
-from django.test import Client
 
 from accounts.models import User
 from games.models import Game
 from games.services import action_submit, game_create, game_join
 from games.state import engine_state
 from tests.browser.page_checkers import SQLITE_RUN_ONLY
+from tests.browser.sessions import sign_in
 
 pytestmark = [pytest.mark.django_db(transaction=True), SQLITE_RUN_ONLY]
 
@@ -84,13 +83,7 @@ def open_page(browser: Any, live_server: Any) -> Iterator[Any]:
         # scripts ran, as on a real phone (at full speed the race is won by chance)
         context.new_cdp_session(page).send("Emulation.setCPUThrottlingRate", {"rate": 6})
         if who is not None:
-            client = Client()
-            client.force_login(who)
-            context.add_cookies([{
-                "name": settings.SESSION_COOKIE_NAME,
-                "value": client.cookies[settings.SESSION_COOKIE_NAME].value,
-                "url": live_server.url,
-            }])
+            sign_in(context, live_server.url, who)
         return page
 
     yield make

@@ -11,13 +11,12 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from django.conf import settings
-from django.test import Client
 
 from accounts.models import User
 from games.models import Game
 from games.services import game_create, game_join
 from tests.browser.page_checkers import SQLITE_RUN_ONLY, axe_violations
+from tests.browser.sessions import sign_in
 
 pytestmark = [pytest.mark.django_db(transaction=True), SQLITE_RUN_ONLY]
 
@@ -63,13 +62,7 @@ def phone(browser: Any, live_server: Any) -> Iterator[Any]:
         contexts.append(context)
         if who is not None:
             User.objects.filter(pk=who.pk).update(language=language)
-            client = Client()
-            client.force_login(who)
-            context.add_cookies([{
-                "name": settings.SESSION_COOKIE_NAME,
-                "value": client.cookies[settings.SESSION_COOKIE_NAME].value,
-                "url": live_server.url,
-            }])
+            sign_in(context, live_server.url, who)
         return context.new_page()
 
     yield make

@@ -17,6 +17,7 @@ from games.engine.bots import RandomBot
 from games.models import Event, Game, GameStatus
 from games.services import action_submit, game_create, game_join
 from games.state import engine_state
+from tests.browser.sessions import sign_in
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -33,15 +34,9 @@ def shot(page: Any, name: str) -> None:
 
 
 def logged_in(browser: Any, base: str, user: Any, viewport: dict[str, int] = PHONE) -> Any:
-    client = Client()
-    client.force_login(user)
     context = browser.new_context(viewport=viewport, has_touch=True)
     context.set_default_timeout(15_000)
-    context.add_cookies([{
-        "name": settings.SESSION_COOKIE_NAME,
-        "value": client.cookies[settings.SESSION_COOKIE_NAME].value,
-        "url": base,
-    }])
+    sign_in(context, base, user)
     return context.new_page()
 
 
