@@ -91,6 +91,8 @@ def test_a_move_shows_on_the_other_players_page_without_reload(
     assert mine.title().startswith("(Your turn)")
     before = since(theirs)
 
+    if mine.locator(".all-moves").count():  # a card's moves show when asked (play.js)
+        mine.click(".all-moves")
     form = mine.locator("form.act-form").first
     form.locator("button").click()  # the mover's page posts and reloads as today
     mine.wait_for_load_state()
