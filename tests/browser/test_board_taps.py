@@ -12,11 +12,17 @@ from typing import Any
 import pytest
 
 from games.models import Event, Game
-from tests.browser.test_phone_play import logged_in, two_people
+from tests.browser import test_phone_play
+from tests.browser.test_phone_play import two_people
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 PHONE = {"width": 360, "height": 740}
+
+
+def logged_in(browser: Any, base: str, user: Any, viewport: dict[str, int] = PHONE) -> Any:
+    """test_phone_play's signed-in page, at this file's phone size (360x740)."""
+    return test_phone_play.logged_in(browser, base, user, viewport)
 #: set SCREENSHOT_DIR to keep the pages as PNGs
 SCREENSHOT_DIR = os.environ.get("SCREENSHOT_DIR")
 

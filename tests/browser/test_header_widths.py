@@ -20,7 +20,8 @@ from tests.browser.sessions import sign_in
 pytestmark = [pytest.mark.django_db(transaction=True), SQLITE_RUN_ONLY]
 
 LANGUAGES = [code for code, _name in settings.LANGUAGES]
-WIDTHS = [320, 360, 640, 641, 700, 800, 960, 1024, 1279, 1280, 1440]
+#: the edges of each header layout (640/641, 1279/1280) and widths between them
+WIDTHS = [320, 640, 641, 800, 1024, 1279, 1280, 1440]
 #: the first width with the whole navigation in the row (80rem)
 FULL = 1280
 #: one row: the compact row is about 57 CSS px, the full one about 60
