@@ -24,8 +24,11 @@ from games.presenters.replay import replay_data
 from games.presenters.table import table_view
 from games.services import action_submit, game_create, game_join
 from games.state import engine_state
+from tests.browser.page_checkers import SQLITE_RUN_ONLY
 
-pytestmark = pytest.mark.django_db
+#: the history's size and drawing are the same on both databases, and building its long games
+#: takes the better part of a minute: CI's SQLite run has them (tests/browser/page_checkers.py)
+pytestmark = [pytest.mark.django_db, SQLITE_RUN_ONLY]
 
 #: a three-player board game dealt from this seed runs past 600 actions with random moves
 LONG_DEAL = 30
