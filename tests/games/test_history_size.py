@@ -13,7 +13,6 @@ from django.test import Client
 from django.urls import reverse
 
 from games import selectors
-from games.engine import game_class
 from games.engine.bots import RandomBot
 from games.models import Game, GameStatus
 from games.presenters.board import BoardSvg, board_svg, narrow_board
@@ -22,9 +21,10 @@ from games.presenters.history import MOVES_PAGE, move_window
 from games.presenters.messages import phase_text
 from games.presenters.replay import replay_data
 from games.presenters.table import table_view
-from games.services import action_submit, game_create, game_join
+from games.services import action_submit
 from games.state import engine_state
 from tests.browser.page_checkers import SQLITE_RUN_ONLY
+from tests.games.test_replay import table
 
 #: the history's size and drawing are the same on both databases, and building its long games
 #: takes the better part of a minute: CI's SQLite run has them (tests/browser/page_checkers.py)
@@ -39,14 +39,7 @@ MOST_ELEMENTS = 1500
 PAGER_ELEMENTS = 5
 
 
-def dealt(make_user: Any, kind: str, players: int, seed: int) -> tuple[Game, list[Any]]:
-    users = [make_user() for _ in range(players)]
-    game = game_create(creator=users[0], kind=kind, player_count=players)
-    Game.objects.filter(pk=game.pk).update(setup=game_class(kind).deal(players, seed))
-    for user in users[1:]:
-        game_join(game_id=game.pk, user=user)
-    game.refresh_from_db()
-    return game, users
+dealt = table  # a game dealt from a seed, all its seats taken (tests/games/test_replay.py)
 
 
 def play_until(game: Game, users: list[Any], events: int, seed: int) -> Game:
