@@ -48,15 +48,16 @@ def _player(
     # the board game's columns are never closed nor sealed (table._board_columns)
     closed = player.get("closed", {}) if kind != BOARD else {}
     sealed = player.get("sealed", {}) if kind != BOARD else {}
+    badges = bool(closed or sealed)  # 600 players a long game: no lookups that find nothing
     columns = {}
     for colour in COLOURS:
-        cards = laid.get(colour) or []
-        order = directions.get(colour)
-        direction = ("open" if order is None else order) if cards else ""
-        badge = "s" if sealed.get(colour) else "c" if closed.get(colour) else ""
-        figure = figures.get(colour)
+        cards = laid.get(colour)
+        order = directions.get(colour) if cards else ""
+        direction = "open" if order is None else order
+        badge = ("s" if sealed.get(colour) else "c" if closed.get(colour) else "") if badges else ""
+        figure = figures.get(colour) if figures else None
         stone, big = (figure["stone"], int(figure["big"])) if figure else (-1, 0)
-        columns[colour] = [" ".join(cards), direction, badge, stone, big]
+        columns[colour] = [" ".join(cards) if cards else "", direction, badge, stone, big]
     score = player.get("score", 0)
     out: dict[str, Any] = {
         "score": _worded(language, "score", score), "cols": columns,
@@ -122,18 +123,19 @@ def _layout(board: BoardSvg, seats: int, waiting: int) -> dict[str, Any]:
     return {"slots": slots, "start": start, "shapes": shapes}
 
 
-def board_layouts(views: list[dict[str, Any]], names: list[str]) -> dict[str, dict[str, Any]]:
+def _waiting(player: dict[str, Any]) -> int:
+    """The figures a player has waiting on the start stone."""
+    on_start = player.get("on_start", {})
+    return on_start.get("big", 0) + on_start.get("small", 0)
+
+
+def board_layouts(waiting: int, names: list[str]) -> dict[str, dict[str, Any]]:
     """Where the wide board (``board_svg``) and the narrow one (``narrow_board``) put each
     seat's figures, for replay.js to redraw a step's figures on whichever drawings the page
     holds: taken from the drawings of a position with every seat's small figure on a stone,
-    its big one on another and as many figures waiting at the start as ever wait there in
-    this game, so that the layouts' own code places them (never a copy of it)."""
+    its big one on another and ``waiting`` figures at the start, as many as ever wait there
+    in this game, so that the layouts' own code places them (never a copy of it)."""
     seats = len(names)
-    waiting = max(
-        (p.get("on_start", {}).get("big", 0) + p.get("on_start", {}).get("small", 0)
-         for view in views for p in view.get("players", [])),
-        default=0,
-    )
     probe = {"players": [
         {"figures": {"g": {"stone": 1, "big": False}, "y": {"stone": 1, "big": True}},
          "on_start": {"big": 0, "small": waiting}}
@@ -170,6 +172,7 @@ def _frame(
     piles = view.get("piles", {})
     raw = view.get("players", [])
     players, figures = [], []
+    waiting = reuse["_waiting"] if reuse is not None else 0
     for index, player in enumerate(raw):
         if reuse is not None and reuse["_raw"][index] == player:
             players.append(reuse["players"][index])
@@ -177,6 +180,7 @@ def _frame(
         else:
             players.append(_player(kind, player, show_hands, language))
             figures.append(_seat_figures(index, player) if kind == BOARD else [])
+            waiting = max(waiting, _waiting(player))
     frame: dict[str, Any] = {
         "piles": {key: [cards[-1] if cards else "", len(cards)] for key, cards in piles.items()},
         "deck": view.get("deck_count", 0),
@@ -186,6 +190,7 @@ def _frame(
         "fresh": [key for key, cards in piles.items() if key in fresh_keys and cards],
         "_raw": raw,
         "_figures": figures,
+        "_waiting": waiting,  # the most figures waiting at the start so far (board_layouts)
     }
     if kind == BOARD:
         frame["figures"] = [f for seat in figures for f in seat]
@@ -207,7 +212,7 @@ def _frame(
 
 
 #: what ``_frame`` keeps for the next frame's use, not for replay.js
-_KEPT = frozenset({"_raw", "_figures", "_tiles"})
+_KEPT = frozenset({"_raw", "_figures", "_tiles", "_waiting"})
 
 
 def _changed(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
@@ -333,7 +338,8 @@ def replay_data(
         },
     }
     if kind == BOARD:
-        out["boards"] = board_layouts(views, [s.name for s in seats])
+        waiting = previous["_waiting"] if previous is not None else 0
+        out["boards"] = board_layouts(waiting, [s.name for s in seats])
     return out
 
 
