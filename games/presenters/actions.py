@@ -12,7 +12,7 @@ from typing import Any
 from django.utils.translation import gettext as _
 
 from games.engine.board_layouts import END_STONE
-from games.engine.cards import CARDS, CLOSING, COLOURS, POINT, card_sort_key
+from games.engine.cards import CARDS, CLOSING, COLOURS, POINT, WISH, card_sort_key
 
 from .board import stone_words
 from .cards import BOARD, CardChip, card_name, chip, colour_label, pile_label
@@ -150,7 +150,8 @@ class ActionChoice:
     #: its card is chosen (play.js); "" when it moves none
     target: str = ""
     #: where the card goes on the table, lit up when it is chosen (play.js): the player's own
-    #: row ("row:r", "row:points") in the card game, a discard pile ("pile:r") in both
+    #: row ("row:r", "row:points") or the wishing stone a claim takes ("wish:W5") in the card
+    #: game, a discard pile ("pile:r") in both
     place: str = ""
 
 
@@ -249,13 +250,19 @@ def target_stone(kind: str, action: str, view: dict[str, Any] | None) -> str:
 
 
 def target_place(kind: str, action: str) -> str:
-    """Where a card action puts its card on the table: "row:<colour>" or "row:points" (the
-    card game's own rows), "pile:<key>" (a discard), or "" (the board game's lays go to the
-    stone of ``target_stone``, and other actions move no card)."""
+    """Where a card action goes on the table, lit for a tap (play.js): "row:<colour>" or
+    "row:points" (the card game's own rows), "pile:<key>" (a discard), "wish:W<value>" (the
+    card game's claim: the wishing-stone card its two cards take from the row), or "" (the
+    board game's lays go to the stone of ``target_stone``, and other actions move no card)."""
     tokens = action.split()
-    if len(tokens) < 2 or tokens[0] not in ("play", "discard") or tokens[1] not in CARDS:
+    if len(tokens) < 2 or tokens[1] not in CARDS:
         return ""
     info = CARDS[tokens[1]]
+    if tokens[0] == "wish":
+        claim = kind != BOARD and len(tokens) == 3 and info.kind != WISH and info.value is not None
+        return f"wish:W{info.value}" if claim else ""
+    if tokens[0] not in ("play", "discard"):
+        return ""
     if tokens[0] == "discard":
         return f"pile:{'P' if info.kind == POINT else info.colour}"
     if kind == BOARD:

@@ -11,7 +11,10 @@ from typing import Any
 
 import pytest
 
+from games.engine.cards import CARDS
 from games.models import Event, Game
+from games.services import game_create, game_join
+from games.state import engine_state
 from tests.browser import test_phone_play
 from tests.browser.test_phone_play import two_people
 
@@ -23,6 +26,8 @@ PHONE = {"width": 360, "height": 740}
 def logged_in(browser: Any, base: str, user: Any, viewport: dict[str, int] = PHONE) -> Any:
     """test_phone_play's signed-in page, at this file's phone size (360x740)."""
     return test_phone_play.logged_in(browser, base, user, viewport)
+
+
 #: set SCREENSHOT_DIR to keep the pages as PNGs
 SCREENSHOT_DIR = os.environ.get("SCREENSHOT_DIR")
 
@@ -91,8 +96,11 @@ def a_turn_by_taps(page: Any, url: str, seat: int, lay: bool, name: str) -> int:
     places = lit(page)
     card = page.locator(".hand-pick[aria-pressed=true]").get_attribute("data-card")
     assert places and all(m.split()[1] == card for p in places for m in p["moves"])
-    shown = [i for i, p in enumerate(places) if len(p["moves"]) == 1
-             and (p["moves"][0].startswith("play") == lay)]
+    shown = [
+        i
+        for i, p in enumerate(places)
+        if len(p["moves"]) == 1 and (p["moves"][0].startswith("play") == lay)
+    ]
     assert shown, places
     chosen = places[shown[0]]["moves"][0]
     tap_lit(page, shown[0])  # tap 2
@@ -174,4 +182,80 @@ def test_a_second_tap_on_the_chosen_card_puts_it_back(
     assert page.locator(".place-target").count() == 0
     assert page.locator(".action-group[data-card] button.act").locator("visible=true").count() == 0
     assert stored(game, game.to_move) == []
+    page.context.close()
+
+
+#: the claims of a wishing stone the move list shows
+SHOWN_CLAIMS = """() => Array.from(document.querySelectorAll('.actions button.act'))
+  .filter(b => b.getClientRects().length)
+  .map(b => b.form.querySelector('input[name=action]').value)
+  .filter(a => a.startsWith('wish'))"""
+
+
+def a_table_with_a_claim(make_user: Any) -> tuple[Game, Any, str]:
+    """A card game whose player to move may claim a wishing stone with one of their cards and
+    only one partner for that stone (a deal's luck: tables are dealt until one has it); the
+    player and that claim."""
+    for _ in range(30):
+        game, anna, bela = two_people_named(make_user)
+        claims = [a for a in engine_state(game).legal() if a.startswith("wish")]
+        for claim in claims:
+            card = claim.split()[1]
+            value = CARDS[card].value
+            if sum(card in c.split() and CARDS[c.split()[1]].value == value for c in claims) == 1:
+                return game, [anna, bela][game.to_move], claim
+    pytest.fail("no deal with a wishing stone to claim")
+
+
+def two_people_named(make_user: Any) -> tuple[Game, Any, Any]:
+    """test_phone_play's two people at a new card-game table, with names of their own."""
+    anna, bela = make_user(), make_user()
+    game = game_create(creator=anna, kind="keltis-cards", player_count=2)
+    game_join(game_id=game.pk, user=bela)
+    game.refresh_from_db()
+    return game, anna, bela
+
+
+def test_a_wishing_stone_is_claimed_by_two_taps(
+    live_server: Any, browser: Any, make_user: Any
+) -> None:
+    """Tap a card that pairs with another of the same value: the wishing stone of that value
+    lights in the table's row, and a tap on it claims it with the two cards."""
+    game, player, claim = a_table_with_a_claim(make_user)
+    seat, card = game.to_move, claim.split()[1]
+    stone = f"W{CARDS[card].value}"
+    page = logged_in(browser, live_server.url, player)
+    page.goto(f"{live_server.url}/games/{game.pk}/")
+    claims = page.locator(".wish-group button.act")
+    assert claims.count() and not page.evaluate(SHOWN_CLAIMS)  # until a card is chosen
+    page.locator(f'.hand-pick[data-card="{card}"]').first.tap()
+    places = lit(page)
+    spot = next(i for i, p in enumerate(places) if p["moves"] == [claim])
+    wish = page.locator(f'.stone-row [data-wish="{stone}"]')
+    assert "place-target" in (wish.get_attribute("class") or "")
+    # the list shows the chosen card's claims, and no other
+    shown = page.evaluate(SHOWN_CLAIMS)
+    assert claim in shown and all(card in c.split() for c in shown), shown
+    shot(page, "keltis-cards-wish")
+    tap_lit(page, spot)
+    assert stored(game, seat)[0] == claim, stored(game, seat)
+    page.context.close()
+
+
+def test_the_own_rows_are_on_the_first_screen_after_a_card_is_tapped(
+    live_server: Any, browser: Any, make_user: Any
+) -> None:
+    """On a phone the card game's own rows come right under the hand and the moves: the card
+    tapped and the row it lights are both on the screen (the page scrolls the least it must)."""
+    game, anna, bela = two_people(make_user, "keltis-cards")
+    page = logged_in(browser, live_server.url, [anna, bela][game.to_move])
+    page.goto(f"{live_server.url}/games/{game.pk}/")
+    card = page.locator(".hand-pick").nth(page.evaluate(CHOICE, True))
+    card.tap()
+    for element in (card, page.locator(".player-me .place-target")):
+        assert element.count() == 1
+        box = element.bounding_box()
+        assert box is not None
+        assert box["y"] >= 0 and box["y"] + box["height"] <= PHONE["height"], box
+    shot(page, "keltis-cards-own-row")
     page.context.close()

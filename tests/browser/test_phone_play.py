@@ -126,7 +126,7 @@ def take_the_turn_by_taps(page: Any, url: str, game: Game, seat: int) -> list[st
     page.goto(url)
     visible_buttons_are_big_enough(page)
     page.locator(".hand-pick").first.click()
-    chosen = page.locator(".action-group.group-chosen")
+    chosen = page.locator(".action-group.group-chosen[data-card]")  # (and its claims, if any)
     assert chosen.count() == 1
     card = chosen.get_attribute("data-card")
     assert page.locator(".hand-pick[aria-pressed=true]").get_attribute("data-card") == card
@@ -173,8 +173,8 @@ def test_a_whole_turn_by_taps(live_server: Any, browser: Any, make_user: Any, ki
 def test_a_chosen_card_lights_where_it_goes_and_a_tap_there_plays_it(
     live_server: Any, browser: Any, make_user: Any
 ) -> None:
-    """The card game: a tapped card lights your own row it is laid in and the pile it would be
-    discarded on (nothing else); a tap on the lit row lays it."""
+    """The card game: a tapped card lights your own row it is laid in, the pile it would be
+    discarded on and the wishing stones it claims (nothing else); a tap on the lit row lays it."""
     game, anna, bela = two_people(make_user, "keltis-cards")
     seat = game.to_move
     page = logged_in(browser, live_server.url, [anna, bela][seat])
@@ -198,7 +198,15 @@ def test_a_chosen_card_lights_where_it_goes_and_a_tap_there_plays_it(
     lit = page.evaluate(
         "Array.from(document.querySelectorAll('.place-target'), (e) => e.className)"
     )
-    assert len(lit) == 1 + len(piles), lit
+    # and the wishing stones the card claims with another (the card game's claims)
+    stones = page.evaluate(
+        """(card) => new Set(Array.from(document.querySelectorAll('button[data-place^="wish:"]'))
+          .filter((b) => b.form.querySelector('input[name=action]').value.split(' ')
+                           .includes(card))
+          .map((b) => b.dataset.place)).size""",
+        card,
+    )
+    assert len(lit) == 1 + len(piles) + stones, lit
     assert page.locator(f".player-me .column-{row}.place-target").count() == 1
     for pile in piles:
         assert page.locator(f".piles .pile-{pile.split(':')[1]}.place-target").count() == 1

@@ -389,6 +389,9 @@ def test_svg_numbers_stay_numbers_in_every_language(language: str) -> None:
         ("keltis", "play y2", ""),  # the board game lights the stone (target_stone)
         ("keltis-cards", "draw deck", ""),
         ("keltis-cards", "wish W3", ""),
+        ("keltis-cards", "wish r5 P5", "wish:W5"),  # a claim: the wishing stone it takes
+        ("keltis-cards", "wish r3 r3", "wish:W3"),
+        ("keltis-cards", "wish gx g5", ""),  # a closing card has no value: no stone
     ],
 )
 def test_a_card_action_names_where_its_card_goes(kind: str, action: str, place: str) -> None:

@@ -2,9 +2,12 @@
 // a button of the list, and each tap here presses one of those buttons: the same POST, the
 // server's path unchanged). Tap a card of your hand: where it may go lights up (the stone its
 // figure reaches, or two figures to start a path with; your own row in the card game; the
-// discard pile) and its moves show under the hand; tap a lit place to play it. A card with one
-// move plays at the first tap. Then tap the deck or a pile to draw. Every lit place is at
-// least 44 px. Also the board's enlarge button. Runs again after live.js swaps the page.
+// discard pile; in the card game the wishing stone it claims with a card of the same value) and
+// its moves show under the hand; tap a lit place to play it. A card with one move plays at the
+// first tap. Then tap the deck or a pile to draw. Every lit place is at least 44 px, and while
+// lit a button for the keyboard too (Tab to it, Enter or Space plays it; its name is its move's
+// words); when none is on a phone's screen, the page scrolls to the first if the card stays in
+// sight. Also the board's enlarge button. Runs again after live.js swaps the page.
 (function () {
   "use strict";
 
@@ -47,12 +50,27 @@
     var groups = Array.prototype.slice.call(turn.querySelectorAll(".action-group[data-card]"));
     var playable = {};
     groups.forEach(function (group) { playable[group.dataset.card] = group; });
+    // the card game's claims of a wishing stone: each the move of its two cards ("wish g5 r5")
+    var wishes = Array.prototype.slice.call(turn.querySelectorAll(".actions button.act"))
+      .filter(function (button) { return action(button)[0] === "wish"; });
+    var wishGroup = wishes.length ? wishes[0].closest(".action-group") : null;
+    if (wishGroup) { wishGroup.classList.add("wish-group"); }
+
+    function wishesOf(code) {
+      return wishes.filter(function (button) { return action(button).indexOf(code) > 0; });
+    }
+
+    // a card's moves: those of its group, then the claims it is one of the two cards of
+    function movesOf(code) {
+      var own = playable[code] ? playable[code].querySelectorAll("button.act") : [];
+      return Array.prototype.slice.call(own).concat(wishesOf(code));
+    }
     var hint = turn.querySelector(".play-hint");
-    if (hint && groups.length) { hint.hidden = false; }
+    if (hint && (groups.length || wishes.length)) { hint.hidden = false; }
     var cards = [];
     turn.querySelectorAll(".hand .kcard[data-card]").forEach(function (chip) {
       var code = chip.dataset.card;
-      if (!playable[code]) {
+      if (!playable[code] && !wishesOf(code).length) {
         return;
       }
       var button = document.createElement("button");
@@ -67,7 +85,7 @@
     });
     turn.classList.add("direct-play");
     var section = turn.querySelector(".actions");
-    if (groups.length && section && section.dataset.allMoves) {
+    if ((groups.length || wishes.length) && section && section.dataset.allMoves) {
       // the list of every card's moves, one tap away (before a card is chosen, only the
       // moves of no card show)
       var all = document.createElement("button");
@@ -84,22 +102,55 @@
     }
     var lit = []; // every element lit now, each with the moves a tap on it plays (its __moves)
 
+    // a lit place is a button while lit, in the Tab order and named by its moves' words: a
+    // board's stone or figure itself (its board, an image, a group of them meanwhile); on the
+    // table, a button put in the place (its first cell, a row), as a list's item or a table's
+    // row keeps its own role and words
+    function keyOf(element) {
+      if (element instanceof SVGElement) {
+        var svg = element.ownerSVGElement;
+        if (svg && svg.__role === undefined) {
+          svg.__role = svg.getAttribute("role");
+          svg.setAttribute("role", "group");
+        }
+        return element;
+      }
+      var key = document.createElement("span");
+      key.className = "lit-key";
+      (element.tagName === "TR" ? element.cells[0] : element).prepend(key);
+      return key;
+    }
+
     function light(element, button, css) {
       if (!element) {
         return;
       }
       if (!element.__moves) {
         element.__moves = [];
+        element.__key = keyOf(element);
+        element.__key.setAttribute("tabindex", "0");
+        element.__key.setAttribute("role", "button");
         element.classList.add(css);
         lit.push(element);
       }
       element.__moves.push(button);
+      element.__key.setAttribute("aria-label", element.__moves.map(function (move) {
+        return move.title || move.textContent.trim();
+      }).join(" / "));
     }
 
     function unlight() {
       lit.forEach(function (element) {
         element.classList.remove("place-target", "stone-target");
+        if (element.__key === element) {
+          ["tabindex", "role", "aria-label"].forEach(function (name) {
+            element.removeAttribute(name);
+          });
+        } else {
+          element.__key.remove();
+        }
         delete element.__moves;
+        delete element.__key;
         if (element.classList.contains("figure-choice")) {
           element.remove();
         }
@@ -107,14 +158,22 @@
       lit = [];
       boards.forEach(function (svg) {
         svg.querySelectorAll(".stone-hit--added").forEach(function (hit) { hit.remove(); });
+        if (svg.__role !== undefined) {
+          svg.setAttribute("role", svg.__role);
+          delete svg.__role;
+        }
       });
     }
 
-    // "row:r", "row:points" (your own rows), "pile:r" (a discard pile), "deck"
+    // "row:r", "row:points" (your own rows), "pile:r" (a discard pile), "wish:W5" (a wishing
+    // stone of the card game's row), "deck"
     function place(key) {
       var parts = key.split(":");
       if (parts[0] === "row") {
         return document.querySelector(".player-me .column-" + parts[1]);
+      }
+      if (parts[0] === "wish") {
+        return visible('.stone-row [data-wish="' + parts[1] + '"]');
       }
       if (parts[0] === "pile") {
         return visible(".piles .pile-" + parts[1]);
@@ -188,12 +247,19 @@
       groups.forEach(function (group) {
         group.classList.toggle("group-chosen", !again && group.dataset.card === code);
       });
+      var claims = again ? [] : wishesOf(code);
+      if (wishGroup) { // the claims of the chosen card show, as its group does
+        wishGroup.classList.toggle("group-chosen", claims.length > 0);
+        wishes.forEach(function (button) {
+          button.form.classList.toggle("wish-other", claims.indexOf(button) < 0);
+        });
+      }
       turn.classList.toggle("card-chosen", !again);
       if (again) { // a second tap on the chosen card puts it back
         lightOthers();
         return;
       }
-      var moves = playable[code].querySelectorAll("button.act");
+      var moves = movesOf(code);
       if (moves.length === 1) { // the rules leave one move: no second tap
         moves[0].click();
         return;
@@ -220,6 +286,27 @@
           });
         }
       });
+      inView(cards.filter(function (button) { return button.dataset.card === code; })[0]);
+    }
+
+    // the chosen card and where it may go, both on the screen: when none of its lit places is
+    // (a phone's short screen), the page scrolls down to the first (its lay's place), if the
+    // card stays in sight
+    function inView(card) {
+      var shownLit = lit.filter(shown);
+      var onScreen = shownLit.some(function (element) {
+        var box = (element.querySelector(".stone-hit") || element).getBoundingClientRect();
+        return box.top >= 0 && box.bottom <= window.innerHeight;
+      });
+      if (!card || !shownLit.length || onScreen) {
+        return;
+      }
+      var first = shownLit[0];
+      var down = (first.querySelector(".stone-hit") || first).getBoundingClientRect().bottom -
+                 window.innerHeight;
+      if (down > 0 && down <= card.getBoundingClientRect().top) {
+        window.scrollBy(0, down);
+      }
     }
 
     // the moves of no card: the clover's stones, the deck and the piles to draw from
@@ -236,11 +323,11 @@
       });
     }
 
-    // a tap on a lit place plays its one move (several: the list shows them, the first focused)
+    // a tap on a lit place, or Enter or Space on it, plays its one move (several: the list
+    // shows them, the first focused)
     if (!document.documentElement.dataset.directPlayTaps) {
       document.documentElement.dataset.directPlayTaps = "on";
-      document.addEventListener("click", function (event) {
-        var spot = event.target.closest && event.target.closest(".place-target, .stone-target");
+      var press = function (spot, event) {
         var moves = spot && spot.__moves;
         if (!moves || !moves.length) {
           return;
@@ -250,6 +337,15 @@
           moves[0].click();
         } else {
           moves[0].focus();
+        }
+      };
+      document.addEventListener("click", function (event) {
+        press(event.target.closest && event.target.closest(".place-target, .stone-target"), event);
+      });
+      document.addEventListener("keydown", function (event) {
+        var spot = event.target.closest && event.target.closest(".place-target, .stone-target");
+        if ((event.key === "Enter" || event.key === " ") && spot && spot.__key === event.target) {
+          press(spot, event);
         }
       });
     }
