@@ -2,7 +2,8 @@
 players' panels, the piles): drawn once per position, language and viewer, then served from
 the cache, byte for byte the same.
 
-The key names the game and its move number (``seq``: every stored action moves it on, so a
+The key names the code that draws (``code_version``: a release never reads an older one's
+markup), the game and its move number (``seq``: every stored action moves it on, so a
 move makes the next request draw afresh; nothing needs deleting), the language, the seat
 names (a display name changed mid-game shows at once), what else may change with no move
 (``page_facts``: a game ended early, a seat retired) and, for a drawing that depends on who
@@ -18,8 +19,10 @@ looks, the viewer. Each drawing says whose it is (``DRAWINGS``):
 
 from __future__ import annotations
 
+import functools
 import hashlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
 from typing import Any
 
 from django.core.cache import cache
@@ -38,6 +41,30 @@ DRAWINGS = {
 
 #: seconds an entry is kept: a position's drawing is read while the position lasts
 TIMEOUT = 6 * 3600
+
+_ROOT = Path(__file__).resolve().parent.parent
+#: what a drawing is made of: the templates, the code that words and draws a position, and the
+#: translations (compiled catalogues)
+DRAWN_BY = ("templates/**/*.html", "games/presenters/*.py", "games/templatetags/*.py",
+            "locale/*/LC_MESSAGES/django.mo")  # fmt: skip
+
+
+def digest(root: Path, patterns: Iterable[str]) -> str:
+    """A short digest of the files under ``root`` that match ``patterns``: their names and
+    contents."""
+    sha = hashlib.sha256()
+    for path in sorted({p for pattern in patterns for p in root.glob(pattern) if p.is_file()}):
+        sha.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return sha.hexdigest()[:8]
+
+
+@functools.cache
+def code_version() -> str:
+    """The digest of ``DRAWN_BY`` in this process, part of every drawing's key: a release that
+    draws a position otherwise (a template, a word, a translation) reads none of the entries
+    the one before stored in a shared cache, which would otherwise show the old markup until
+    the next move or ``TIMEOUT`` (read once a process: about 2 MB)."""
+    return digest(_ROOT, DRAWN_BY)
 
 
 def drawing_key(
@@ -58,7 +85,7 @@ def drawing_key(
         raise ValueError(f"not a cached drawing: {name}")
     told = "\x1f".join(names) + ("\x1e" + repr(tuple(facts)) if facts else "")
     seated = hashlib.sha256(told.encode()).hexdigest()[:12]
-    key = f"drawing:{name}:{game_id}:{seq}:{language}:{seated}"
+    key = f"drawing:{code_version()}:{name}:{game_id}:{seq}:{language}:{seated}"
     if whose == PUBLIC:
         return key
     if (viewer_seat is None) != (viewer_user is None):

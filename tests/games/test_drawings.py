@@ -13,7 +13,7 @@ from django.core.cache import cache
 from django.test import Client
 
 from games import selectors
-from games.drawings import drawing_key, page_facts
+from games.drawings import DRAWN_BY, code_version, digest, drawing_key, page_facts
 from games.engine.bots import RandomBot
 from games.models import Game
 from games.services import action_submit, game_create, game_join
@@ -425,3 +425,24 @@ def test_a_page_reads_its_drawings_in_one_round_trip_and_stores_them_in_one(
     calls.clear()
     page(anna, game)  # all from the cache
     assert calls == [("get_many", 5)]
+
+
+def test_a_release_that_draws_otherwise_reads_no_old_drawing(tmp_path: Any) -> None:
+    """The key holds a digest of what draws (templates, presenters, tags, translations): any
+    change there gives every position new keys; a change elsewhere keeps them."""
+    (tmp_path / "templates" / "games").mkdir(parents=True)
+    (tmp_path / "locale" / "hu" / "LC_MESSAGES").mkdir(parents=True)
+    (tmp_path / "games").mkdir()
+    template = tmp_path / "templates" / "games" / "_hand.html"
+    catalogue = tmp_path / "locale" / "hu" / "LC_MESSAGES" / "django.mo"
+    template.write_text("<div>{{ hand }}</div>")
+    catalogue.write_bytes(b"\x00one")
+    before = digest(tmp_path, DRAWN_BY)
+    (tmp_path / "games" / "models.py").write_text("# not drawing code")
+    assert digest(tmp_path, DRAWN_BY) == before
+    template.write_text('<div class="hand">{{ hand }}</div>')
+    after_template = digest(tmp_path, DRAWN_BY)
+    catalogue.write_bytes(b"\x00two")
+    assert len({before, after_template, digest(tmp_path, DRAWN_BY)}) == 3
+    key = drawing_key("board", game_id=1, seq=1, language="en", names=["a"])
+    assert key.startswith(f"drawing:{code_version()}:board:1:1:en:")
