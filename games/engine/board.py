@@ -11,6 +11,7 @@ from __future__ import annotations
 import random
 from bisect import bisect_left, insort
 from collections import Counter
+from collections.abc import Iterable
 from typing import Any, ClassVar, Self
 
 from .base import MAX_PLAYERS, DealtGame, shuffle
@@ -354,100 +355,133 @@ class BoardGame(DealtGame):
 
     # -- actions --------------------------------------------------------------------------------
     def apply(self, action: str, player: int | None = None) -> None:
-        # The two commonest actions (a draw, a discard) are done here without further calls,
-        # the play list of the player kept up to date in place (_add_card and _remove_card
-        # written out); each phase looks the action up among the ones it takes (_refused says
-        # why not), and a finished game refuses every action in the last branch.
-        phase = self.phase
-        p = self.current
-        if player is not None:
-            if phase == FINISHED:
-                raise IllegalAction("game_over")
-            if player != p:
-                raise IllegalAction("not_your_turn", to_move=p, player=player)
-        if phase == DRAW_PHASE:
-            try:
-                source = _DRAW_SOURCES[action]
-            except (KeyError, TypeError):
-                raise _refused(action, phase) from None
-            deck = self.deck
-            pos = self.deck_pos
-            if source == NOBODY:
-                if pos >= len(deck):
-                    raise IllegalAction("deck_empty")
-                card = deck[pos]
-                self.deck_pos = pos = pos + 1
-            else:
-                pile = self.piles[source]
-                if not pile:
-                    raise IllegalAction("pile_empty", colour=COLOUR_NAMES[COLOURS[source]])
-                if self.no_redraw and source == self.discarded:
-                    raise IllegalAction("pile_own_discard", card=pile[-1])
-                card = pile.pop()
-            hand = self.hands[p]
-            plays = self._plays[p]
-            if plays is not None and card not in hand:
-                discard, index = _CARD_KEYS[card]
-                insort(plays, discard)
-                lays = self._lay_tables[p][index]
-                if lays:
-                    i = bisect_left(plays, lays[0])
-                    plays[i:i] = lays
-            hand.append(card)
-            if pos >= len(deck):
-                self.phase = FINISHED
-                self.end_reason = "deck"
-            else:
-                self.current = _NEXT_PLAYER[self.n_players][p]
-                self.phase = PLAY_PHASE
-                self.discarded = NOBODY
-        elif phase == PLAY_PHASE:
-            try:
-                kind, card, ci, value, extra = _PLAYS[action]
-            except (KeyError, TypeError):
-                raise _refused(action, phase) from None
-            if kind == DISCARD:
-                hand = self.hands[p]
+        """One action, through ``apply_all``: the rules are written once."""
+        self.apply_all((action,), player)
+
+    def apply_all(self, actions: Iterable[str], player: int | None = None) -> None:
+        # The one implementation of every action, as a loop: a replay applies hundreds (and
+        # play_out its bots' choices), and one call for all of them spares a call per action.
+        # The lists it reads are taken once (an action changes what they hold, never which
+        # list it is, nor the deck's length); the cached legal list is dropped after each
+        # action, as a bot fed to the loop asks for it in between. The two commonest actions
+        # (a discard, a draw) are done here, the play list of the player kept up to date in
+        # place (a drawn card's actions put in here, a discarded card's taken out by
+        # _drop_card); each phase looks the action up among the ones it takes (_refused says
+        # why not). A phase test jumps over its branch, and CPython 3.11 compares integers
+        # fast only before a short jump: so the play phase's branch leaves lays and the
+        # mending of a discard to calls, and the draw phase comes last, after one call.
+        hands = self.hands
+        piles = self.piles
+        deck = self.deck
+        deck_end = len(deck)
+        kept_plays = self._plays
+        next_player = _NEXT_PLAYER[self.n_players]
+        for action in actions:
+            phase = self.phase
+            p = self.current
+            if player is not None:
+                if phase == FINISHED:
+                    raise IllegalAction("game_over")
+                if player != p:
+                    raise IllegalAction("not_your_turn", to_move=p, player=player)
+            if phase == PLAY_PHASE:
                 try:
-                    hand.remove(card)
-                except ValueError:
-                    raise IllegalAction("card_not_in_hand", card=card) from None
-                plays = self._plays[p]
+                    kind, card, ci, value, extra = _PLAYS[action]
+                except (KeyError, TypeError):
+                    raise _refused(action, phase) from None
+                if kind != DISCARD:
+                    self._lay(p, kind, card, ci, value, extra)
+                else:
+                    hand = hands[p]
+                    try:
+                        hand.remove(card)
+                    except ValueError:
+                        raise IllegalAction("card_not_in_hand", card=card) from None
+                    plays = kept_plays[p]
+                    if plays is not None and card not in hand:
+                        self._drop_card(plays, p, action, extra)  # a discard's extra: lay index
+                    piles[ci].append(card)
+                    self.discarded = ci
+                    self.phase = DRAW_PHASE
+            elif phase != DRAW_PHASE:
+                self._clover(p, action)
+            else:
+                try:
+                    source = _DRAW_SOURCES[action]
+                except (KeyError, TypeError):
+                    raise _refused(action, phase) from None
+                pos = self.deck_pos
+                if source == NOBODY:
+                    if pos >= deck_end:
+                        raise IllegalAction("deck_empty")
+                    card = deck[pos]
+                    self.deck_pos = pos = pos + 1
+                else:
+                    pile = piles[source]
+                    if not pile:
+                        raise IllegalAction("pile_empty", colour=COLOUR_NAMES[COLOURS[source]])
+                    if self.no_redraw and source == self.discarded:
+                        raise IllegalAction("pile_own_discard", card=pile[-1])
+                    card = pile.pop()
+                hand = hands[p]
+                plays = kept_plays[p]
                 if plays is not None and card not in hand:
-                    plays.remove(action)  # the action is the card's discard
-                    lays = self._lay_tables[p][extra]  # a discard's extra: its lay index
+                    discard, index = _CARD_KEYS[card]
+                    insort(plays, discard)
+                    lays = self._lay_tables[p][index]
                     if lays:
                         i = bisect_left(plays, lays[0])
-                        del plays[i : i + len(lays)]
-                self.piles[ci].append(card)
-                self.discarded = ci
-                self.phase = DRAW_PHASE
-            elif kind == START:  # the figures on the start change every empty path's lays
-                self._play(p, kind, card, ci, value, extra)
-                self._lay_tables[p] = self._plays[p] = None
-            else:
-                self._play(p, kind, card, ci, value, extra)
-                self._plays[p] = None
-                if self._lay_tables[p] is not None:
-                    self._relaid(p, kind, ci, extra)
-        elif phase == CLOVER_PHASE:
-            try:
-                target = _CLOVERS[action]
-            except (KeyError, TypeError):
-                raise _refused(action, phase) from None
-            if target == NOBODY:
-                self.phase = DRAW_PHASE
-            elif 0 < self.pos[p][target] < END_STONE:
-                self._move(p, target)
-                if self.pos[p][target] == END_STONE:  # it changes the paths' redirects
-                    self._lay_tables[p] = self._plays[p] = None
-                # else a step along the path changes none of the player's lays
-            else:
-                raise IllegalAction("figure_cannot_move", colour=COLOUR_NAMES[COLOURS[target]])
+                        plays[i:i] = lays
+                hand.append(card)
+                if pos >= deck_end:
+                    self.phase = FINISHED
+                    self.end_reason = "deck"
+                else:
+                    self.current = next_player[p]
+                    self.phase = PLAY_PHASE
+                    self.discarded = NOBODY
+            self.actions.append(action)
+            self._legal = None
+
+    def _drop_card(self, plays: list[str], p: int, discard: str, index: int) -> None:
+        """Take a card's actions (its ``discard`` and its lays, at ``index`` in the lay table)
+        out of the player's kept play list: its last copy left their hand. Out of the loop
+        of ``apply_all``, which keeps the play phase's branch short."""
+        plays.remove(discard)
+        lays = self._lay_tables[p][index]
+        if lays:
+            i = bisect_left(plays, lays[0])
+            del plays[i : i + len(lays)]
+
+    def _lay(self, p: int, kind: int, card: str, ci: int, value: int, extra: Any) -> None:
+        """Lay a card (START, PLAY or REDIRECT) and mend the player's kept lists: figures put
+        on the start change every empty path's lays, other lays only their own path's."""
+        self._play(p, kind, card, ci, value, extra)
+        if kind == START:
+            self._lay_tables[p] = self._plays[p] = None
         else:
+            self._plays[p] = None
+            if self._lay_tables[p] is not None:
+                self._relaid(p, kind, ci, extra)
+
+    def _clover(self, p: int, action: str) -> None:
+        """Take the clover phase's action (a figure's extra step, or a pass); a finished game
+        takes none."""
+        if self.phase != CLOVER_PHASE:
             raise IllegalAction("game_over")
-        self.actions.append(action)
-        self._legal = None
+        try:
+            target = _CLOVERS[action]
+        except (KeyError, TypeError):
+            raise _refused(action, CLOVER_PHASE) from None
+        if target == NOBODY:
+            self.phase = DRAW_PHASE
+        elif 0 < self.pos[p][target] < END_STONE:
+            self._move(p, target)
+            if self.pos[p][target] == END_STONE:  # it changes the paths' redirects
+                self._lay_tables[p] = self._plays[p] = None
+            # else a step along the path changes none of the player's lays
+        else:
+            raise IllegalAction("figure_cannot_move", colour=COLOUR_NAMES[COLOURS[target]])
 
     def _play(self, p: int, kind: int, card: str, ci: int, value: int, extra: Any) -> None:
         """Lay ``card`` on the player's column ``ci`` (START, PLAY or REDIRECT), or raise."""

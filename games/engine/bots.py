@@ -13,7 +13,7 @@ on a whole game is the fast path the search's own playouts and the bench use.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, Protocol
 
 from .base import Game
@@ -169,12 +169,18 @@ def bot_action(bot: Bot, view: dict[str, Any], actions_so_far: int) -> str:
 
 
 def play_out(game: Game, bots: list[Bot], max_actions: int = 100_000) -> Game:
-    """Let the bots play the game to its end (each seat its own bot); returns the game."""
-    apply = game.apply
+    """Let the bots play the game to its end (each seat its own bot); returns the game. The
+    game's own loop (``apply_all``) applies their choices, as each is asked for in turn."""
+    game.apply_all(_choices(game, bots, max_actions))
+    return game
+
+
+def _choices(game: Game, bots: list[Bot], max_actions: int) -> Iterator[str]:
+    """The action of the bot whose seat is to move, as long as the game is not finished."""
     chooses = [bot.choose for bot in bots]
     for _ in range(max_actions):
         to_move = game.to_move
         if to_move is None:
-            return game
-        apply(chooses[to_move](game))
+            return
+        yield chooses[to_move](game)
     raise RuntimeError(f"the game did not end within {max_actions} actions")

@@ -13,6 +13,7 @@ may lay up to two more cards on existing rows or the point row, or say ``done``.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import Any, ClassVar, Self
 
 from .base import DealtGame
@@ -329,89 +330,101 @@ class CardGame(DealtGame):
 
     # -- actions --------------------------------------------------------------------------------
     def apply(self, action: str, player: int | None = None) -> None:
-        # The commonest actions (a draw, a discard) are done here without further calls.
-        phase = self.phase
-        if phase == FINISHED:
-            raise IllegalAction("game_over")
-        p = self.current
-        if player is not None and player != p:
-            raise IllegalAction("not_your_turn", to_move=p, player=player)
-        try:
-            parsed = ACTIONS[action]
-        except (KeyError, TypeError):
-            parsed = _parse_other(action)
-        kind = parsed[0]
-        if phase == DRAW_PHASE:
-            if kind != DRAW:
-                if self.draws_left > 1:
-                    raise IllegalAction("must_draw_n", count=self.draws_left)
-                raise IllegalAction("must_draw")
-            source = parsed[3]
-            deck = self.deck
-            if source == DECK:
-                pos = self.deck_pos
-                card = deck[pos]  # the deck is never empty while a draw is owed
-                self.deck_pos = pos = pos + 1
-            else:
-                pile = self.piles[source]
-                if not pile:
-                    raise IllegalAction("pile_empty", colour=pile_name(source))
-                if self.blocked >> source & 1:
-                    raise IllegalAction("pile_own_discard", card=pile[-1])
-                card = pile.pop()
-                pos = self.deck_pos
-            self.hands[p].append(card)
-            if pos >= len(deck):
-                self._start_end("deck")  # a second draw owed after a wish is skipped
-            else:
-                left = self.draws_left - 1
-                self.draws_left = left
-                if not left:
-                    p += 1
-                    self.current = 0 if p == self.n_players else p
-                    self.phase = PLAY_PHASE
-                    self.blocked = 0
-        elif phase == PLAY_PHASE:
-            if kind == DISCARD:
-                card = parsed[1]
-                try:
-                    self.hands[p].remove(card)
-                except ValueError:
-                    raise IllegalAction("card_not_in_hand", card=card) from None
-                pile = parsed[3]
-                self.piles[pile].append(card)
-                self.blocked = 1 << pile
-                self.phase = DRAW_PHASE
-                self.draws_left = 1
-            elif kind == WISH:
-                self._wish(parsed[1], parsed[2])
-            elif kind <= LAY_ON:  # LAY or LAY_ON
-                self._lay(parsed[1], parsed[3], False)
-                if self.closed_rows >= CLOSED_ROWS_TO_END:
-                    self._start_end("closing")
+        """One action, through ``apply_all``: the rules are written once."""
+        self.apply_all((action,), player)
+
+    def apply_all(self, actions: Iterable[str], player: int | None = None) -> None:
+        # The one implementation of every action, as a loop: a replay applies hundreds (and
+        # play_out its bots' choices), and one call for all of them spares a call per action.
+        # The lists it reads are taken once (an action changes what they hold, never which
+        # list it is); the cached legal list is dropped after each action, as a bot fed to
+        # the loop asks for it in between. The commonest actions (a draw, a discard) are done
+        # here without further calls.
+        hands = self.hands
+        piles = self.piles
+        deck = self.deck
+        for action in actions:
+            phase = self.phase
+            if phase == FINISHED:
+                raise IllegalAction("game_over")
+            p = self.current
+            if player is not None and player != p:
+                raise IllegalAction("not_your_turn", to_move=p, player=player)
+            try:
+                parsed = ACTIONS[action]
+            except (KeyError, TypeError):
+                parsed = _parse_other(action)
+            kind = parsed[0]
+            if phase == DRAW_PHASE:
+                if kind != DRAW:
+                    if self.draws_left > 1:
+                        raise IllegalAction("must_draw_n", count=self.draws_left)
+                    raise IllegalAction("must_draw")
+                source = parsed[3]
+                if source == DECK:
+                    pos = self.deck_pos
+                    card = deck[pos]  # the deck is never empty while a draw is owed
+                    self.deck_pos = pos = pos + 1
                 else:
+                    pile = piles[source]
+                    if not pile:
+                        raise IllegalAction("pile_empty", colour=pile_name(source))
+                    if self.blocked >> source & 1:
+                        raise IllegalAction("pile_own_discard", card=pile[-1])
+                    card = pile.pop()
+                    pos = self.deck_pos
+                hands[p].append(card)
+                if pos >= len(deck):
+                    self._start_end("deck")  # a second draw owed after a wish is skipped
+                else:
+                    left = self.draws_left - 1
+                    self.draws_left = left
+                    if not left:
+                        p += 1
+                        self.current = 0 if p == self.n_players else p
+                        self.phase = PLAY_PHASE
+                        self.blocked = 0
+            elif phase == PLAY_PHASE:
+                if kind == DISCARD:
+                    card = parsed[1]
+                    try:
+                        hands[p].remove(card)
+                    except ValueError:
+                        raise IllegalAction("card_not_in_hand", card=card) from None
+                    pile = parsed[3]
+                    piles[pile].append(card)
+                    self.blocked = 1 << pile
                     self.phase = DRAW_PHASE
                     self.draws_left = 1
-            elif kind == DRAW:
-                raise IllegalAction("must_play")
+                elif kind == WISH:
+                    self._wish(parsed[1], parsed[2])
+                elif kind <= LAY_ON:  # LAY or LAY_ON
+                    self._lay(parsed[1], parsed[3], False)
+                    if self.closed_rows >= CLOSED_ROWS_TO_END:
+                        self._start_end("closing")
+                    else:
+                        self.phase = DRAW_PHASE
+                        self.draws_left = 1
+                elif kind == DRAW:
+                    raise IllegalAction("must_play")
+                else:
+                    raise IllegalAction("no_end_phase")
             else:
-                raise IllegalAction("no_end_phase")
-        else:
-            if kind <= LAY_ON:  # LAY or LAY_ON
-                self._lay(parsed[1], parsed[3], True)
-                self.end_laid += 1
-                if self.end_laid >= END_PHASE_LAYS or not self.can_lay(p):
+                if kind <= LAY_ON:  # LAY or LAY_ON
+                    self._lay(parsed[1], parsed[3], True)
+                    self.end_laid += 1
+                    if self.end_laid >= END_PHASE_LAYS or not self.can_lay(p):
+                        self._end_advance()
+                elif kind == DONE:
                     self._end_advance()
-            elif kind == DONE:
-                self._end_advance()
-            elif kind == DISCARD:
-                raise IllegalAction("end_phase_no_discard")
-            elif kind == WISH:
-                raise IllegalAction("end_phase_no_wish")
-            else:
-                raise IllegalAction("must_lay_or_done")
-        self.actions.append(parsed[4])
-        self._legal = None
+                elif kind == DISCARD:
+                    raise IllegalAction("end_phase_no_discard")
+                elif kind == WISH:
+                    raise IllegalAction("end_phase_no_wish")
+                else:
+                    raise IllegalAction("must_lay_or_done")
+            self.actions.append(parsed[4])
+            self._legal = None
 
     def _wish(self, a: str, b: str) -> None:
         hand = self.hands[self.current]

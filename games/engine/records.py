@@ -103,10 +103,9 @@ def start_game(record: Record) -> Game:
 def replay(record: Record) -> Game:
     """The game after all the record's actions; ReplayError names the first one that fails."""
     game = start_game(record)
-    apply, actions = game.apply, record.actions
+    actions = record.actions
     try:
-        for action in actions:
-            apply(action)
+        game.apply_all(actions)
     except IllegalAction as exc:
         index = len(game.actions)  # every applied action is recorded: the failing one is next
         raise ReplayError(index, actions[index], exc) from None

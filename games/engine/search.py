@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -216,24 +217,31 @@ def _candidates(game: Game, limit: int, include: str | None) -> list[str]:
 
 def _playout(world: Game, action: str, me: int, seed: int, horizon: int | None) -> float:
     """Play ``action`` in a copy of ``world``, then greedy bots for every seat, up to the end or
-    to ``me``'s ``horizon``-th next turn; the value for ``me``."""
+    to ``me``'s ``horizon``-th next turn; the value for ``me``. The game's own loop
+    (``apply_all``) applies the bots' choices, as ``play_out`` has it do."""
     game = world.copy()
     game.apply(action)
     bots = [GreedyBot(seed + i) for i in range(game.n_players)]
+    game.apply_all(_greedy_turns(game, bots, me, horizon))
+    return _margin(game, me, finished=game.finished)
+
+
+def _greedy_turns(game: Game, bots: list[GreedyBot], me: int, horizon: int | None) -> Iterator[str]:
+    """The bots' actions until the game ends, ``me``'s ``horizon``-th next turn starts, or
+    ``MAX_PLAYOUT_ACTIONS``."""
     turns = 0
     was_me = True
     for _ in range(MAX_PLAYOUT_ACTIONS):
         if game.finished:
-            break
+            return
         to_move = game.to_move
         assert to_move is not None
         if horizon is not None and to_move == me and not was_me and _at_turn_start(game):
             turns += 1
             if turns >= horizon:
-                return _margin(game, me, finished=False)
+                return
         was_me = to_move == me
-        game.apply(bots[to_move].choose(game))
-    return _margin(game, me, finished=game.finished)
+        yield bots[to_move].choose(game)
 
 
 def _at_turn_start(game: Game) -> bool:
