@@ -1,13 +1,14 @@
 """Drawings of a game page that change only with the position (the board's SVG, a hand, the
-players' panels, the piles): drawn once per position, language and viewer, then served from
-the cache, byte for byte the same.
+players' panels, the piles, the legend, the clock, the moves): drawn once per position,
+language and viewer, then served from the cache, byte for byte the same.
 
 The key names the code that draws (``code_version``: a release never reads an older one's
 markup), the game and its move number (``seq``: every stored action moves it on, so a
 move makes the next request draw afresh; nothing needs deleting), the language, the seat
 names (a display name changed mid-game shows at once), what else may change with no move
-(``page_facts``: a game ended early, a seat retired) and, for a drawing that depends on who
-looks, the viewer. Each drawing says whose it is (``DRAWINGS``):
+(``page_facts``: a game ended early, a seat retired; ``drawing_facts`` adds a drawing's own,
+such as the clock's vacations) and, for a drawing that depends on who looks, the viewer. Each
+drawing says whose it is (``DRAWINGS``):
 
 - ``PUBLIC``: the same for everyone (the board, the piles): one entry, shared;
 - ``VIEWER``: public facts that mark the viewer's own seat ("you"), never a card only one
@@ -15,6 +16,10 @@ looks, the viewer. Each drawing says whose it is (``DRAWINGS``):
   without a seat shares one entry, in which no seat is marked;
 - ``OWN``: what only the viewer may see (their hand): keyed by the viewer's seat and user
   and drawn for a seated viewer only, so no entry read for one player holds another's cards.
+
+No entry holds a request's CSRF token (the moves' forms): a drawing is drawn with
+``CSRF_PLACEHOLDER`` as the token, and the request's own field replaces the placeholder's
+whenever it is served, drawn afresh or read (``with_request_token``).
 """
 
 from __future__ import annotations
@@ -26,6 +31,8 @@ from pathlib import Path
 from typing import Any
 
 from django.core.cache import cache
+from django.utils import timezone
+from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
 PUBLIC, VIEWER, OWN = "public", "viewer", "own"
@@ -37,7 +44,14 @@ DRAWINGS = {
     "players": VIEWER,
     "cards_table": VIEWER,  # the card game's table: stones, piles and the players' panels
     "hand": OWN,
+    "legend": PUBLIC,  # the board game's figures and tiles explained: names and colours
+    "clock": VIEWER,  # the time control and each seat's bank, timeouts and vacation
+    "actions": OWN,  # the moves' forms: only the player to move sees them
 }
+
+#: the CSRF token a drawing is drawn with: alphanumerics and dashes (escaping keeps them as they
+#: are), replaced by the request's own token when served
+CSRF_PLACEHOLDER = "csrf-token-of-the-request-drawn-here"
 
 #: seconds an entry is kept: a position's drawing is read while the position lasts
 TIMEOUT = 6 * 3600
@@ -104,6 +118,48 @@ def page_facts(status: str, seats: Sequence[Any]) -> tuple[object, ...]:
     return (status, *((s.username, s.timeouts, s.retired, s.place) for s in seats))
 
 
+def clock_facts(page: Any) -> tuple[object, ...]:
+    """What the clock shows, beyond ``page_facts``, that may change with no move: the game's
+    time control, whether it is frozen (no seat to move then), the time zone its vacations are
+    written in, and each seat's bank, bot marks and vacation (``page``: a GamePage)."""
+    game = page.game
+    return (
+        game.days_per_move, game.bank_increment_hours, game.bank_cap_hours, game.max_timeouts,
+        page.frozen, page.finished, page.to_move, timezone.get_current_timezone_name(),
+        *((s.bank_seconds, s.is_bot, s.bot_account, page.away_until.get(s.index))
+          for s in page.seats),
+    )  # fmt: skip
+
+
+#: a drawing's facts beyond ``page_facts``, for those that show more of the game
+_OWN_FACTS: dict[str, Callable[[Any], tuple[object, ...]]] = {"clock": clock_facts}
+
+
+def drawing_facts(name: str, page: Any) -> tuple[object, ...]:
+    """The ``facts`` of drawing ``name``'s key on ``page`` (a GamePage)."""
+    facts = page_facts(page.game.status, page.seats)
+    more = _OWN_FACTS.get(name)
+    return facts + more(page) if more is not None else facts
+
+
+def csrf_input(token: object) -> str:
+    """What ``{% csrf_token %}`` draws for ``token``: nothing without one."""
+    if not token or token == "NOTPROVIDED":
+        return ""
+    return f'<input type="hidden" name="csrfmiddlewaretoken" value="{escape(str(token))}">'
+
+
+#: the CSRF field as a drawing holds it
+_PLACEHOLDER_FIELD = csrf_input(CSRF_PLACEHOLDER)
+
+
+def with_request_token(html: str, field: Callable[[], str]) -> str:
+    """``html`` with the request's CSRF field (``field()``, asked for only when the drawing
+    has a form: asking makes the response set the CSRF cookie) where it was drawn with
+    ``CSRF_PLACEHOLDER``."""
+    return html.replace(_PLACEHOLDER_FIELD, field()) if _PLACEHOLDER_FIELD in html else html
+
+
 def drawn(key: str, draw: Callable[[], str]) -> SafeString:
     """The cached drawing, or ``draw()`` stored under ``key`` (a template's own output: safe)."""
     html = cache.get(key)
@@ -115,9 +171,10 @@ def drawn(key: str, draw: Callable[[], str]) -> SafeString:
 
 class PageDrawings:
     """A page's drawings read from the cache in one round trip and the new ones stored in one
-    (a board game's page has four: eight round trips when all were drawn one by one). The
-    drawing tag makes one per request (``for_request``); the view calls ``store`` once the
-    page is rendered."""
+    (the player to move sees seven on a board game's page: fourteen round trips when all were
+    drawn one by one). The drawing tag makes one per request (``for_request``), asking for
+    every drawing in ``DRAWINGS``, those of included templates too; the view calls ``store``
+    once the page is rendered."""
 
     def __init__(self, keys: list[str]) -> None:
         keys = list(dict.fromkeys(keys))  # a drawing shown twice (the board's piles) read once

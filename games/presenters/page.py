@@ -35,8 +35,12 @@ def game_context(page: GamePage, now: datetime | None = None) -> dict[str, Any]:
         "kind": kind,
         "is_board": kind == BOARD,
         "title": _("%(game)s #%(id)s") % {"game": game.get_kind_display(), "id": game.pk},
-        "seats": [(s, seat_style(s.index), profile_url(s.username)) for s in page.seats],
-        "legend": _legend(page.seats),
+        # read only before the game starts, or when its log does not replay
+        "seats": SimpleLazyObject(
+            lambda: [(s, seat_style(s.index), profile_url(s.username)) for s in page.seats]
+        ),
+        # read only by the legend's drawing (games/drawings.py), and the email's page
+        "legend": SimpleLazyObject(lambda: _legend(page.seats)),
         "frozen": page.frozen,
     }
     if game.private and game.status == GameStatus.OPEN and page.viewer_seat is not None:
@@ -59,7 +63,10 @@ def game_context(page: GamePage, now: datetime | None = None) -> dict[str, Any]:
         # never works the table out
         table=SimpleLazyObject(lambda: table_view(kind, view, page.seats, winners=page.winners)),
         hand=hand,
-        action_groups=action_groups(kind, page.legal, view) if page.legal else [],
+        # the moves' buttons, read only by their drawing (cached for the player to move):
+        # whether there are any is has_actions
+        action_groups=SimpleLazyObject(lambda: action_groups(kind, page.legal, view)),
+        has_actions=bool(page.legal),
         my_turn=viewer is not None and to_move == viewer and not page.finished and not page.frozen,
         to_move_name=names[to_move] if to_move is not None and to_move < len(names) else None,
         phase_text=phase_text(kind, page.phase, view),

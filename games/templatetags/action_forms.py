@@ -12,6 +12,7 @@ import html
 from django import template
 from django.utils.safestring import SafeData, SafeString, mark_safe
 
+from games.drawings import csrf_input
 from games.presenters.actions import ActionGroup
 
 register = template.Library()
@@ -23,16 +24,13 @@ def _e(value: object) -> str:
 
 
 def csrf_field(context: template.Context) -> str:
-    """What ``{% csrf_token %}`` draws, once per page (kept in the render context)."""
+    """What ``{% csrf_token %}`` draws, once per page and token (kept in the render context:
+    a drawing is drawn with a placeholder token, games/drawings.py)."""
+    token = context.get("csrf_token")
     cached = context.render_context.get("action_forms_csrf")
-    if cached is None:
-        token = context.get("csrf_token")
-        if not token or token == "NOTPROVIDED":
-            cached = ""
-        else:
-            cached = f'<input type="hidden" name="csrfmiddlewaretoken" value="{_e(token)}">'
-        context.render_context["action_forms_csrf"] = cached
-    return cached
+    if cached is None or cached[0] is not token:
+        cached = context.render_context["action_forms_csrf"] = (token, csrf_input(token))
+    return cached[1]
 
 
 @register.simple_tag(takes_context=True)

@@ -1,7 +1,8 @@
 """The game page's drawings that change only with the position (the board's SVG, the hand, the
-players' panels, the piles) are drawn once per position, language and viewer and served from
-the cache: the same bytes as drawn afresh, a new drawing after every move, and nobody's hand
-(nor anyone's "you") in an entry someone else reads."""
+players' panels, the piles, the legend, the clock, the moves) are drawn once per position,
+language and viewer and served from the cache: the same bytes as drawn afresh, a new drawing
+after every move (or vacation, for the clock), nobody's hand, moves or "you" in an entry
+someone else reads, and no request's CSRF token in any entry."""
 
 from __future__ import annotations
 
@@ -13,7 +14,15 @@ from django.core.cache import cache
 from django.test import Client
 
 from games import selectors
-from games.drawings import DRAWN_BY, code_version, digest, drawing_key, page_facts
+from games.drawings import (
+    CSRF_PLACEHOLDER,
+    DRAWINGS,
+    DRAWN_BY,
+    code_version,
+    digest,
+    drawing_facts,
+    drawing_key,
+)
 from games.engine.bots import RandomBot
 from games.models import Game
 from games.services import action_submit, game_create, game_join
@@ -32,7 +41,7 @@ def key_of(name: str, game: Game, viewer: Any | None = None, language: str = "en
     seat = page.viewer_seat if viewer is not None else None
     return drawing_key(
         name, game_id=game.pk, seq=game.seq, language=language,
-        names=[s.name for s in page.seats], facts=page_facts(game.status, page.seats),
+        names=[s.name for s in page.seats], facts=drawing_facts(name, page),
         viewer_seat=seat, viewer_user=viewer.pk if seat is not None else None,
     )  # fmt: skip
 
@@ -418,13 +427,15 @@ def test_a_page_reads_its_drawings_in_one_round_trip_and_stores_them_in_one(
 
     monkeypatch.setattr(drawings, "cache", Recorder())
     cache.clear()
-    # asked for: every drawing of the template (the card game's table too, unused here) ...
+    # asked for: every drawing a page may show (the card game's table too, unused here; the
+    # clock's and the moves' in their own templates) ...
     page(anna, game)
-    # ... drawn and stored: the board, the piles, the players, the hand
-    assert calls == [("get_many", 5), ("set_many", 4)]
+    # ... drawn and stored: the board, the piles, the players, the hand, the legend, the clock
+    # and anna's moves (her turn)
+    assert calls == [("get_many", len(DRAWINGS)), ("set_many", len(DRAWINGS) - 1)]
     calls.clear()
     page(anna, game)  # all from the cache
-    assert calls == [("get_many", 5)]
+    assert calls == [("get_many", len(DRAWINGS))]
 
 
 def test_a_release_that_draws_otherwise_reads_no_old_drawing(tmp_path: Any) -> None:
@@ -446,3 +457,146 @@ def test_a_release_that_draws_otherwise_reads_no_old_drawing(tmp_path: Any) -> N
     assert len({before, after_template, digest(tmp_path, DRAWN_BY)}) == 3
     key = drawing_key("board", game_id=1, seq=1, language="en", names=["a"])
     assert key.startswith(f"drawing:{code_version()}:board:1:1:en:")
+
+
+LEGEND = re.compile(r'<section class="legend".*?</section>', re.S)
+CLOCK = re.compile(r'<section class="clock".*?</section>', re.S)
+ACTIONS = re.compile(r'<section class="actions".*?</section>', re.S)
+TOKEN = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
+EMAILS_LINK = "How you hear about your turns"
+
+
+def section(pattern: re.Pattern[str], html: str) -> str:
+    found = pattern.search(html)
+    return found.group(0) if found else ""
+
+
+@pytest.mark.parametrize("kind", ["keltis", "keltis-cards"])
+def test_the_legend_clock_and_moves_are_served_from_their_entries_as_drawn_afresh(
+    make_user: Any, kind: str
+) -> None:
+    game, (anna, _bela) = duel(make_user, kind)
+    cache.clear()
+    drawn = whole(anna, game)  # anna's turn: her moves are on the page
+    cached = whole(anna, game)
+    assert cached == drawn
+    clock, actions = section(CLOCK, cached), section(ACTIONS, cached)
+    assert 'class="clock-table"' in clock and 'class="act-form"' in actions
+    # what the page shows is the entries' (the moves' with the request's token in)
+    assert cache.get(key_of("clock", game, anna)) in clock
+    entry = cache.get(key_of("actions", game, anna))
+    assert TOKEN.sub('name="csrfmiddlewaretoken" value=""', entry).strip() == actions
+    if kind == "keltis":
+        assert cache.get(key_of("legend", game)).strip() == section(LEGEND, cached) != ""
+    else:
+        assert cache.get(key_of("legend", game)) is None and LEGEND.search(cached) is None
+
+
+def test_no_entry_holds_a_request_s_csrf_token(make_user: Any) -> None:
+    game, (anna, _bela) = duel(make_user, "keltis-cards")
+    cache.clear()
+    html = page(anna, game)
+    token = TOKEN.search(section(ACTIONS, html)).group(1)
+    assert token != CSRF_PLACEHOLDER
+    entries = [cache.get(key_of(name, game, anna)) for name in DRAWINGS]
+    assert any(CSRF_PLACEHOLDER in e for e in entries if e)
+    assert not any(token in e for e in entries if e)
+    assert CSRF_PLACEHOLDER not in html
+
+
+def test_moves_read_from_the_cache_carry_the_request_s_own_valid_token(make_user: Any) -> None:
+    game, (anna, _bela) = duel(make_user)
+    cache.clear()
+    page(anna, game)  # drawn and stored in another session of hers
+    client = Client(enforce_csrf_checks=True)  # a browser of its own: its own CSRF cookie
+    client.force_login(anna)
+    html = client.get(f"/games/{game.pk}/").content.decode()
+    actions = section(ACTIONS, html)
+    form = re.search(
+        r'<form method="post" action="([^"]+)" class="act-form">.*?name="csrfmiddlewaretoken" '
+        r'value="([^"]+)">\s*<input type="hidden" name="action" value="([^"]+)">',
+        actions, re.S,
+    )  # fmt: skip
+    assert form is not None and form.group(2) != CSRF_PLACEHOLDER
+    seq = game.seq
+    response = client.post(
+        form.group(1),
+        {"csrfmiddlewaretoken": form.group(2), "action": form.group(3), "seq": seq},
+    )
+    assert response.status_code == 303
+    game.refresh_from_db()
+    assert game.seq > seq  # the move was made
+
+
+def test_the_moves_are_not_worked_out_when_their_drawing_is_cached(
+    make_user: Any, monkeypatch: Any
+) -> None:
+    from games.presenters import page as page_presenter
+
+    game, users = duel(make_user)
+    calls = []
+    original = page_presenter.action_groups
+    monkeypatch.setattr(page_presenter, "action_groups", lambda *a: calls.append(1) or original(*a))
+    cache.clear()
+    first = section(ACTIONS, whole(users[0], game))
+    assert first and calls == [1]
+    assert section(ACTIONS, whole(users[0], game)) == first
+    assert calls == [1]  # read from the cache: no buttons worked out
+    assert section(ACTIONS, whole(users[1], game)) == "" and calls == [1]  # not bela's turn
+
+
+@pytest.mark.parametrize("kind", ["keltis", "keltis-cards"])
+def test_each_player_reads_their_own_clock_and_moves_and_a_visitor_neither(
+    make_user: Any, kind: str
+) -> None:
+    game, (anna, bela) = duel(make_user, kind)
+    cecil = make_user("cecil")
+    cache.clear()
+    for _ in range(2):  # drawn, then read from the cache, in turns
+        for seat, user in enumerate((anna, bela)):
+            html = page(user, game)
+            clock = section(CLOCK, html)
+            assert clock.count(YOU) == 1
+            mine = re.search(rf'data-seat="{seat}">(?:(?!</tr>).)*badge--you', clock, re.S)
+            assert mine is not None  # in their own row
+            assert (section(ACTIONS, html) != "") == (seat == game.to_move)
+        for visitor in (cecil, None):
+            html = page(visitor, game)
+            assert YOU not in section(CLOCK, html) and section(ACTIONS, html) == ""
+            # one entry for both, the link to a player's email settings outside it
+            assert (EMAILS_LINK in section(CLOCK, html)) == (visitor is not None)
+    keys = {key_of("clock", game, user) for user in (anna, bela, None)}
+    assert len(keys) == 3 and all(cache.get(k) for k in keys)
+    assert EMAILS_LINK not in cache.get(key_of("clock", game))
+    assert key_of("actions", game, anna) != key_of("actions", game, bela)
+    assert cache.get(key_of("actions", game, bela)) is None  # never drawn: not bela's turn
+    with pytest.raises(ValueError, match="viewer"):  # nobody's moves without a viewer
+        key_of("actions", game)
+
+
+def test_a_vacation_with_no_move_draws_the_clock_again(make_user: Any) -> None:
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from accounts.models import Vacation
+
+    game, (anna, bela) = duel(make_user)
+    cecil, dora = make_user("cecil"), make_user("dora", time_zone="Asia/Tokyo")
+    viewers = (anna, bela, cecil, dora, None)
+    before = {viewer: section(CLOCK, page(viewer, game)) for viewer in viewers}
+    assert not any("vacation-note" in clock for clock in before.values())
+    seq = game.seq
+    now = timezone.now()
+    Vacation.objects.create(
+        user=bela, starts_at=now - timedelta(hours=1), ends_at=now + timedelta(days=3)
+    )
+    after = {viewer: section(CLOCK, page(viewer, game)) for viewer in viewers}
+    game.refresh_from_db()
+    assert game.seq == seq  # no move: the clock's own facts changed its key
+    for viewer in viewers:
+        assert "vacation-note" in after[viewer]
+        cache.clear()
+        assert section(CLOCK, page(viewer, game)) == after[viewer]  # as drawn afresh
+    # each reader sees it in their own time zone, though both read the visitors' entry
+    assert "(UTC)" in after[cecil] and "(Asia/Tokyo)" in after[dora]
