@@ -2,14 +2,11 @@
 ``python bench/ab_action.py [--base REV] [--rounds 6] [--batch 40] [--db URL] [--broker URL]
 [--cache URL] [--tiny]``.
 
-A figure taken on a shared machine depends on the hour (bench/measure.py): a change of a few
-tenths of a millisecond hides in the difference between two runs of bench/scale.py minutes
-apart. Here the code of ``--base`` (default ``main``, exported with ``git archive`` into the
-temporary directory, outside the checkout) and this checkout are served side by side, each by
-gunicorn with its own ``gunicorn.conf.py`` (one sync worker), and their action POSTs (each
-after its game page's GET, as bench/scale.py sends them) alternate in batches of 40 on the
-database bench/scale.py filled: each batch's worker CPU per POST (from /proc), their median
-per version and the reference loop.
+A change of a few tenths of a millisecond hides in the drift between two runs minutes apart
+(bench/measure.py). Here ``--base`` (default ``main``, exported with ``git archive`` outside the
+checkout) and this checkout are served side by side by gunicorn (one sync worker each), and
+their action POSTs (each after its page's GET) alternate in batches on the database
+bench/scale.py filled: the worker CPU per POST of each batch, their medians and the reference.
 """
 
 from __future__ import annotations
@@ -21,7 +18,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from contextlib import ExitStack
 from pathlib import Path
 
@@ -30,10 +26,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import scale
 
-from bench.common import parse_args
-from bench.measure import footer, header, python_loop
+from bench.common import command_line, dated, parse_args
+from bench.measure import python_loop
 
-BATCH = 40
 #: ``--tiny``: one counted round of two POSTs a version, against the last commit
 TINY = {"base": "HEAD", "rounds": 1, "batch": 2}
 
@@ -62,17 +57,20 @@ def export(rev: str) -> Path:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--base", default="main", help="the other version (a git revision)")
-    parser.add_argument("--rounds", type=int, default=6, help="batches of each version")
-    parser.add_argument("--db", default=scale.DEFAULT_DB)
-    parser.add_argument("--broker", default=scale.DEFAULT_BROKER)
-    parser.add_argument("--cache", default=scale.DEFAULT_CACHE)
-    parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--batch", type=int, default=BATCH, help="POSTs a batch")
+    parser = command_line(
+        __doc__,
+        ("--base", "main", "the other version (a git revision)"),
+        ("--rounds", 6, "batches of each version"),
+        *scale.SERVICES,
+        ("--seed", 7, "seed of the games drawn"),
+        ("--batch", 40, "POSTs a batch"),
+    )
     args = parse_args(parser, argv, TINY)
-    started = time.perf_counter()
-    print("\n".join(header("bench/ab_action.py " + " ".join(argv or sys.argv[1:]))))
+    with dated("ab_action.py", argv, after=False):
+        run(args)
+
+
+def run(args: argparse.Namespace) -> None:
     base, here = export(args.base), scale.ROOT
     scale.configure_django(args.db, args.broker, args.cache)
     import logging
@@ -80,9 +78,7 @@ def main(argv: list[str] | None = None) -> None:
     logging.disable(logging.INFO)
     batch_size = args.batch
     wanted = batch_size * 2 * (args.rounds + 1)
-    turns = scale.turns(scale.running_ids(random.Random(args.seed), wanted))
-    for turn in turns:
-        turn.cookies = {"sessionid": scale.login_cookie(turn.user)}
+    turns = scale.turns(scale.running_ids(random.Random(args.seed), wanted), logged_in=True)
     sha = base.name.removeprefix("keltis-ab-")
     versions = {f"{args.base} ({sha})": base, "this checkout": here}
     cpu: dict[str, list[float]] = {name: [] for name in versions}
@@ -93,10 +89,8 @@ def main(argv: list[str] | None = None) -> None:
             scale.ROOT = root  # the server's working directory: its code, its gunicorn.conf.py
             servers[name] = stack.enter_context(scale.http_server())
         scale.ROOT = here
-        browsers = {name: scale.Browser(server.port) for name, server in servers.items()}
-        batches = iter(
-            turns[i : i + batch_size] for i in range(0, len(turns), batch_size)
-        )
+        browsers = {name: scale.browser(server) for name, server in servers.items()}
+        batches = iter(turns[i : i + batch_size] for i in range(0, len(turns), batch_size))
         for round_ in range(args.rounds + 1):  # the first round warms both, not counted
             names = list(versions) if round_ % 2 == 0 else list(reversed(versions))
             for name in names:
@@ -111,7 +105,6 @@ def main(argv: list[str] | None = None) -> None:
         each = ", ".join(f"{v:.2f}" for v in values)
         print(f"{name}: worker CPU per POST, median {statistics.median(values):.2f} ms ({each})")
     print(f"reference loop: median {statistics.median(loops[1:]):.2f} ms")
-    print("\n".join(footer(started)))
 
 
 if __name__ == "__main__":

@@ -1,28 +1,19 @@
-"""Bot strength benchmark, run by hand: ``python bench/bots.py [--games N] [--tables N] [--tiny]``.
+"""Bot strength benchmark, run by hand: ``python bench/bots.py [--games N] [--tables N]
+[--game NAME] [--seconds S] [--playouts N] [--seed-offset N] [--jobs N] [--tiny]``.
 
-Prints a dated table, for each game: how often the strong bot beats the greedy (normal) bot in
-2-player games with the seats alternated (ties count half); how often one strong bot wins at
-4-player tables against three greedy bots (25% is par; a shared first place counts as a share);
-and the strong bot's move time, p50 and p95, over every move it searched (forced moves, with one
-legal action, take no time and are left out), at the budget given (default: the site's). Move
-times are the CPU time of the searching thread (one core; the budget counts the same), and the
-wall-clock p95 beside it shows what a shared machine added.
-Targets (issue 17): at least 65% in 2-player games, 40% at 4-player tables, p95 under 1 s.
-
-The bot is handed only its player's view, as on the site. ``--seconds`` and ``--playouts``
-change the budget; ``--seconds 0`` counts playouts only. ``--jobs N`` plays the tables in N
-processes at once (one core each): the same tables, seats and seeds as one process, one table
-printed at the end.
+For each game: the strong bot's share of 2-player games against the greedy bot (seats
+alternated, ties count half), its share at 4-player tables against three greedy bots (25% is
+par), and its move time (CPU of the searching thread, p50 and p95 over the moves it searched;
+the wall-clock p95 beside it), handed only its player's view. Targets (issue 17): 65%, 40%,
+p95 under 1 s. ``--jobs N`` plays the same tables in N processes (docs/benchmarks.md).
 """
 
 from __future__ import annotations
 
-import argparse
 import datetime
 import itertools
 import math
 import multiprocessing
-import statistics
 import sys
 import time
 from dataclasses import replace
@@ -30,7 +21,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.common import footer, header, parse_args, reference_line
+from bench.common import command_line, dated, parse_args
+from bench.measure import median
+from bench.measure import p95 as p95_of
 from games.engine import GAMES
 from games.engine.bots import GreedyBot
 from games.engine.determinize import player_view
@@ -105,15 +98,9 @@ def _wins_part(job: tuple[str, int, int, int, int, Budget]) -> Part:
 
 
 def strong_share(
-    name: str,
-    players: int,
-    games: int,
-    budget: Budget,
-    times: list[float],
-    first: int,
-    walls: list[float],
-    jobs: int = 1,
-) -> float:
+    name: str, players: int, games: int, budget: Budget, times: list[float], first: int,
+    walls: list[float], jobs: int = 1,
+) -> float:  # fmt: skip
     """The strong bot's share of wins over ``games`` tables, its seat moving round the table,
     played by ``jobs`` processes at once (each a contiguous range of the tables)."""
     bounds = [games * k // max(1, jobs) for k in range(max(1, jobs) + 1)]
@@ -130,18 +117,8 @@ def strong_share(
     return sum(won for won, *_ in results) / games
 
 
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else 0.0
-
-
 def run(
-    games: int,
-    tables: int,
-    budget: Budget,
-    names: list[str],
-    seed_offset: int = 0,
-    jobs: int = 1,
+    games: int, tables: int, budget: Budget, names: list[str], seed_offset: int = 0, jobs: int = 1
 ) -> list[str]:
     """The table's lines (also printed as they come)."""
     lines = [
@@ -160,14 +137,14 @@ def run(
         first2, first4 = 10_000 + seed_offset, 20_000 + seed_offset
         two = strong_share(name, 2, games, budget, times, first2, walls, jobs) if games else 0.0
         four = strong_share(name, 4, tables, budget, times, first4, walls, jobs) if tables else 0.0
-        p50 = statistics.median(times) if times else 0.0
-        p95 = percentile(times, 0.95)
+        p50 = median(times) if times else 0.0
+        p95 = p95_of(times) if times else 0.0
         row = (
             f"| {name} | {_share_cell(two, games, TARGET_2P)} "
             f"| {_share_cell(four, tables, TARGET_4P)} "
             f"| {p50 * 1000:.0f} ms | {p95 * 1000:.0f} ms "
             f"{'ok' if p95 < TARGET_P95_S else 'ABOVE 1 s'} ({len(times)} moves) "
-            f"| {percentile(walls, 0.95) * 1000:.0f} ms |"
+            f"| {(p95_of(walls) if walls else 0.0) * 1000:.0f} ms |"
         )
         print(row, flush=True)
         lines.append(row)
@@ -193,18 +170,15 @@ def _share_cell(share: float, count: int, target: float) -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--games", type=int, default=100, help="2-player games per game")
-    parser.add_argument("--tables", type=int, default=40, help="4-player tables per game")
-    parser.add_argument("--seconds", type=float, default=None, help="time budget per move")
-    parser.add_argument("--playouts", type=int, default=None, help="playout cap per move")
-    parser.add_argument("--game", choices=sorted(GAMES), action="append", help="only this game")
-    parser.add_argument(
-        "--seed-offset", type=int, default=0, help="deal other games than the default run"
-    )
-    parser.add_argument(
-        "--jobs", type=int, default=1,
-        help="processes at once, each a range of the tables (the same tables as one process)",
+    parser = command_line(
+        __doc__,
+        ("--games", 100, "2-player games per game"),
+        ("--tables", 40, "4-player tables per game"),
+        ("--seconds", None, "time budget per move", {"type": float}),
+        ("--playouts", None, "playout cap per move", {"type": int}),
+        ("--game", None, "only this game", {"choices": sorted(GAMES), "action": "append"}),
+        ("--seed-offset", 0, "deal other games than the default run"),
+        ("--jobs", 1, "processes at once, each a range of the tables (the same as one process)"),
     )
     args = parse_args(parser, argv, TINY)
     budget = TINY_BUDGET if args.tiny else DEFAULT_BUDGET
@@ -212,13 +186,9 @@ def main(argv: list[str] | None = None) -> None:
         budget = replace(budget, playouts=args.playouts)
     if args.seconds is not None:
         budget = replace(budget, seconds=args.seconds or None)
-    started = time.perf_counter()
-    print("\n".join(header("bench/bots.py " + " ".join(argv or sys.argv[1:]))))
-    run(
-        args.games, args.tables, budget, args.game or sorted(GAMES), args.seed_offset, args.jobs
-    )
-    print(reference_line())
-    print("\n".join(footer(started)))
+    with dated("bots.py", argv):
+        names = args.game or sorted(GAMES)
+        run(args.games, args.tables, budget, names, args.seed_offset, args.jobs)
 
 
 if __name__ == "__main__":

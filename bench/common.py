@@ -1,19 +1,16 @@
-"""What the benchmarks repeat, in one place: their command line's ``--tiny``, the lines that
-date a run (bench/measure.py's header and footer), the reference loop of the same run, a
-Markdown table, Django's setup from an environment, and the drop of a bench database.
-
-``--tiny`` exists so that CI runs every benchmark at a size of seconds (tests/bench/,
-``bench/run_all.py --tiny``): a benchmark that no longer runs fails CI instead of rotting
-until the next time someone runs it by hand. A tiny run's figures mean nothing; its lines
-are the same as a full run's.
-"""
+"""What the benchmarks repeat, in one place: ``--tiny`` (CI runs each at a size of seconds,
+tests/bench/), the dated header and footer with the reference loop, Markdown tables, the
+closing verdict, and the benchmarks' own PostgreSQL databases."""
 
 from __future__ import annotations
 
 import argparse
 import os
 import re
-from collections.abc import Iterable, Sequence
+import sys
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -23,24 +20,26 @@ ROOT = Path(__file__).resolve().parent.parent
 #: the PostgreSQL server the benchmarks use by default (loopback, trust auth)
 DEFAULT_PG = "postgres://postgres@127.0.0.1:5432"
 
-__all__ = [
-    "DEFAULT_PG",
-    "ROOT",
-    "drop_database",
-    "footer",
-    "header",
-    "markdown_table",
-    "parse_args",
-    "reference_line",
-    "setup_django",
-]
+
+def command_line(doc: str, *options: tuple[Any, ...]) -> argparse.ArgumentParser:
+    """A benchmark's parser: its docstring's first paragraph, and ``options`` as (flag,
+    default, help[, argparse's other keywords]), each typed by its default (False: a switch)."""
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    for flag, default, text, *more in options:
+        kwargs = {"default": default, "help": text, **(more[0] if more else {})}
+        if default is False:
+            kwargs["action"] = "store_true"
+        elif default is not None and not {"action", "type"} & set(kwargs):
+            kwargs["type"] = type(default)
+        parser.add_argument(flag, **kwargs)
+    return parser
 
 
 def parse_args(
     parser: argparse.ArgumentParser, argv: Sequence[str] | None, tiny: dict[str, Any]
 ) -> argparse.Namespace:
-    """Parse ``argv`` with a ``--tiny`` option added: it makes ``tiny``'s values the defaults
-    (an option given on the command line still wins)."""
+    """Parse ``argv`` with ``--tiny`` added: it makes ``tiny``'s values the defaults (an option
+    given on the command line still wins)."""
     parser.add_argument(
         "--tiny", action="store_true",
         help="a run of seconds that checks the benchmark still runs (its figures mean nothing)",
@@ -53,8 +52,7 @@ def parse_args(
 
 
 def reference_line(repeats: int = 3) -> str:
-    """The reference loop (bench/measure.py) measured now: its best CPU ms of ``repeats``
-    (the loop's own cost, not a scheduler's hiccup), to compare a run's figures with."""
+    """The reference loop's best CPU ms of ``repeats`` now (its own cost, not a hiccup)."""
     best = min(python_loop() for _ in range(max(1, repeats)))
     return f"reference, pure-Python loop ({REFERENCE_LOOP:,} iterations): CPU {best:.2f} ms"
 
@@ -64,11 +62,45 @@ def reference_median(runs: int = 5) -> float:
     return median([python_loop() for _ in range(max(1, runs))])
 
 
-def markdown_table(head: Sequence[str], rows: Iterable[Sequence[object]]) -> list[str]:
-    """A Markdown table's lines, as docs/benchmarks.md keeps them."""
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    lines += ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]
-    return lines
+@contextmanager
+def dated(
+    script: str, argv: Sequence[str] | None, *, before: bool = False, after: bool = True
+) -> Iterator[None]:
+    """A run's header (the command, date, machine, load) and, whatever happens, its footer;
+    the reference line at the start (``before``) and at the end (``after``)."""
+    started = time.perf_counter()
+    print("\n".join(header(f"bench/{script} " + " ".join(argv or sys.argv[1:]))))
+    if before:
+        print(reference_line(), flush=True)
+    try:
+        yield
+    finally:
+        if after:
+            print(reference_line())
+        print("\n".join(footer(started)))
+
+
+def production_env(**extra: str) -> dict[str, str]:
+    """The site's production settings for a benchmark's processes (DEBUG off, plain http on
+    loopback, no operator's .env to change the figures), with ``extra`` on top."""
+    return {
+        "ENV_FILE": os.devnull, "DEBUG": "False",
+        "SECRET_KEY": "bench-only-not-a-secret-0123456789abcdefghijklmnopqrstuvwxyz",
+        "ALLOWED_HOSTS": "127.0.0.1,localhost,testserver", "SECURE_SSL_REDIRECT": "False",
+        "SECURE_HSTS_SECONDS": "0", **extra,
+    }  # fmt: skip
+
+
+def settings_module(folder: Path, name: str, more: str = "") -> str:
+    """A settings module in ``folder``, importable from now on: the site's, with its static
+    files collected into ``folder``/static and ``more``; its name."""
+    (folder / "static").mkdir(exist_ok=True)
+    (folder / f"{name}.py").write_text(
+        f"from keltis_site.settings import *  # noqa: F403\n{more}"
+        f"STATIC_ROOT = {str(folder / 'static')!r}\n"
+    )
+    sys.path.insert(0, str(folder))
+    return name
 
 
 def setup_django(env: dict[str, str]) -> None:
@@ -80,22 +112,76 @@ def setup_django(env: dict[str, str]) -> None:
     django.setup()
 
 
-def drop_database(server: str, name: str, *, role: bool = False) -> None:
-    """Drop one bench database (and its role of the same name: bench/live.py's) on the
-    PostgreSQL ``server`` (e.g. postgres://postgres@127.0.0.1:5432); only a name that says it
-    is a benchmark's (``bench``, ``load`` or ``fanout`` in it; never keltis nor test_*)."""
-    import psycopg
-    from psycopg import sql
+def markdown_table(head: Sequence[str], rows: Iterable[Sequence[object]]) -> list[str]:
+    """A Markdown table's lines, as docs/benchmarks.md keeps them."""
 
+    def line(cells: Sequence[object]) -> str:
+        return "|" + "|".join(f" {cell} " if str(cell) else " " for cell in cells) + "|"
+
+    return [line(head), "|" + "---|" * len(head), *(line(row) for row in rows)]
+
+
+def verdict(problems: Sequence[str], ok: str, most: int = 40) -> int:
+    """Print the problems found (exit status 1) or the ``ok`` line (0)."""
+    if not problems:
+        print(ok)
+        return 0
+    print(f"\nFAILED: {len(problems)} problems")
+    for problem in problems[:most]:
+        print(f"  {problem}")
+    return 1
+
+
+# -- the benchmarks' PostgreSQL databases ---------------------------------------------------------
+def bench_database(name: str) -> str:
+    """``name`` if it says it is a benchmark's database (bench, load or fanout in it; never
+    keltis nor test_*): the only ones a benchmark creates and drops on a shared server."""
     if (
-        not re.fullmatch(r"keltis_[a-z0-9_]+", name)
+        not re.fullmatch(r"[a-z_][a-z0-9_]*", name)
+        or name == "keltis"
         or name.startswith("test_")
         or not re.search(r"bench|load|fanout", name)
     ):
-        raise ValueError(f"refusing to drop {name!r}: not a benchmark's database")
-    with psycopg.connect(f"{server.rstrip('/')}/postgres", autocommit=True) as conn:
-        conn.execute(
-            sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
-        )
+        raise ValueError(f"refusing database {name!r}: not a benchmark's")
+    return name
+
+
+def _admin(server: str) -> Any:
+    """An autocommit connection to the ``postgres`` database of ``server`` (a URL without one)."""
+    import psycopg
+
+    return psycopg.connect(f"{server.rstrip('/')}/postgres", autocommit=True)
+
+
+def database_exists(server: str, name: str) -> bool:
+    with _admin(server) as conn:
+        return bool(conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone())
+
+
+def create_database(server: str, name: str, *, drop: bool = False, owner: str = "") -> bool:
+    """Create a benchmark's database if missing (dropped first with ``drop``); whether it was
+    created."""
+    from psycopg import sql
+
+    ident = sql.Identifier(bench_database(name))
+    with _admin(server) as conn:
+        if drop:
+            conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(ident))
+        elif conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone():
+            return False
+        query = sql.SQL("CREATE DATABASE {}").format(ident)
+        if owner:
+            query += sql.SQL(" OWNER {}").format(sql.Identifier(owner))
+        conn.execute(query)
+    return True
+
+
+def drop_database(server: str, name: str, *, role: bool = False) -> None:
+    """Drop a benchmark's database (and its role of the same name: bench/live.py's)."""
+    from psycopg import sql
+
+    ident = sql.Identifier(bench_database(name))
+    with _admin(server) as conn:
+        conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(ident))
         if role:
-            conn.execute(sql.SQL("DROP ROLE IF EXISTS {}").format(sql.Identifier(name)))
+            conn.execute(sql.SQL("DROP ROLE IF EXISTS {}").format(ident))

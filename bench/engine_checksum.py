@@ -10,7 +10,6 @@ Equal digests before and after mean the same answers over those games.
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import sys
@@ -18,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.common import parse_args
+from bench.common import command_line, parse_args
 from games.engine import GAMES, IllegalAction, Record, replay
 from games.engine.base import SPECTATOR
 from games.engine.bots import GreedyBot, RandomBot
@@ -75,8 +74,7 @@ def digest(name: str, players: int, seeds: int) -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--seeds", type=int, default=40, help="games per game and player count")
+    parser = command_line(__doc__, ("--seeds", 40, "games per game and player count"))
     args = parse_args(parser, argv, {"seeds": 1})
     total = hashlib.sha256()
     for name in sorted(GAMES):

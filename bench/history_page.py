@@ -1,27 +1,17 @@
 """The history page of a long game (issue 32), run by hand:
-``python bench/history_page.py [--events 600] [--repeats 7] [--tiny]``.
+``python bench/history_page.py [--events 600] [--repeats 7] [--gc server|auto] [--tiny]``.
 
-Plays a three-player board game of random moves through the services (as players would send
-them) into a SQLite database of its own, then times the server's CPU for the history page's GET
-(Django's test client, DEBUG off, the site's middleware and templates): the last position, the
-start and a position in the middle. Prints each one's median and best CPU ms over the repeats,
-the page's size and its element count, with the reference loop measured in the same run.
-Target: under 100 ms of CPU for a 600-event game, at most 1,500 elements.
-
-The cycle collector runs as in a gunicorn worker (``--gc server``, gunicorn.conf.py's own
-hooks): frozen and off during a GET, a collection after each response, timed apart in the
-"collection after" column (a mean per GET; the full collection a worker makes every 100
-requests is timed once at the end). ``--gc auto`` leaves it automatic, as the figures before
-2026-11-29 did: a full collection of the whole process (some 200,000 objects, 100 ms and
-more) then falls in one GET in two or three, and a position's median is high or low by where
-those fall (the start's 176 ms against 75 ms elsewhere: the start costs no more).
+A three-player board game of random moves played through the services into a SQLite database
+of its own, then the server's CPU per GET of its history page (Django's test client, DEBUG off)
+at the last position, the start and the middle: median and best, the page's size and elements.
+Target: under 100 ms of CPU for a 600-event game, at most 1,500 elements. ``--gc server`` runs
+the cycle collector as gunicorn.conf.py does (off during a GET, collected after each response,
+timed apart); ``--gc auto`` leaves it automatic, as the figures before 2026-11-29 did.
 """
 
 from __future__ import annotations
 
-import argparse
 import gc
-import os
 import re
 import runpy
 import sys
@@ -33,7 +23,16 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.common import ROOT, footer, header, markdown_table, parse_args, reference_line
+from bench.common import (
+    ROOT,
+    command_line,
+    dated,
+    markdown_table,
+    parse_args,
+    production_env,
+    settings_module,
+    setup_django,
+)
 from bench.measure import median
 
 TARGET_CPU_MS = 100.0
@@ -47,32 +46,17 @@ DEAL_SEED = 30
 def site_env(folder: Path) -> dict[str, str]:
     """The site's production settings on a SQLite file in ``folder``, static files unhashed
     (nothing to collect), tasks kept in memory (no worker), no email leaving the folder."""
-    (folder / "bench_history_settings.py").write_text(
-        "from keltis_site.settings import *  # noqa: F403\n"
-        "STORAGES = {\n"
-        '    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},\n'
-        '    "staticfiles": {"BACKEND": '
-        '"django.contrib.staticfiles.storage.StaticFilesStorage"},\n'
-        "}\n"
-        f"STATIC_ROOT = {str(folder / 'static')!r}\n"
-    )
-    (folder / "static").mkdir()
-    sys.path.insert(0, str(folder))
-    return {
-        "DJANGO_SETTINGS_MODULE": "bench_history_settings",
-        "ENV_FILE": str(folder / "no.env"),  # a local .env does not change the figures
-        "VAR_DIR": str(folder / "var"),
-        "DATABASE_URL": f"sqlite:///{folder / 'db.sqlite3'}",
-        "CELERY_BROKER_URL": "memory://localhost//",
-        "CACHE_URL": "locmemcache://",
-        "EMAIL_URL": "consolemail://",
-        "DEBUG": "False",
-        "SECRET_KEY": "bench-history-not-secret",
-        "ALLOWED_HOSTS": "testserver",
-        "SECURE_SSL_REDIRECT": "False",
-        "LOG_LEVEL": "WARNING",
-        "LOG_FORMAT": "plain",
-    }
+    storage = "django.contrib.staticfiles.storage.StaticFilesStorage"
+    module = settings_module(folder, "bench_history_settings", (
+        f'STORAGES = {{"default": {{"BACKEND": "django.core.files.storage.FileSystemStorage"}}, '
+        f'"staticfiles": {{"BACKEND": "{storage}"}}}}\n'
+    ))  # fmt: skip
+    return production_env(
+        DJANGO_SETTINGS_MODULE=module, VAR_DIR=str(folder / "var"),
+        DATABASE_URL=f"sqlite:///{folder / 'db.sqlite3'}", CELERY_BROKER_URL="memory://localhost//",
+        CACHE_URL="locmemcache://", EMAIL_URL="consolemail://", LOG_LEVEL="WARNING",
+        LOG_FORMAT="plain",
+    )  # fmt: skip
 
 
 def long_game(events: int) -> tuple[object, object]:
@@ -157,22 +141,19 @@ def cpu_ms(
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--events", type=int, default=600, help="the game's length")
-    parser.add_argument("--repeats", type=int, default=7, help="GETs timed per page")
-    parser.add_argument(
-        "--gc", choices=("server", "auto"), default="server",
-        help="the cycle collector as gunicorn.conf.py runs it (default), or left automatic",
+    parser = command_line(
+        __doc__,
+        ("--events", 600, "the game's length"),
+        ("--repeats", 7, "GETs timed per page"),
+        ("--gc", "server", "the collector as gunicorn.conf.py runs it, or left automatic",
+         {"choices": ("server", "auto")}),
     )  # fmt: skip
     args = parse_args(parser, argv, TINY)
-    started = time.perf_counter()
-    print("\n".join(header("bench/history_page.py " + " ".join(argv or sys.argv[1:]))))
-    print(reference_line(), flush=True)
-    with tempfile.TemporaryDirectory(prefix="keltis-history-") as tmp:
-        os.environ.update(site_env(Path(tmp)))
-        import django
-
-        django.setup()
+    with (
+        dated("history_page.py", argv, before=True),
+        tempfile.TemporaryDirectory(prefix="keltis-history-") as tmp,
+    ):
+        setup_django(site_env(Path(tmp)))
         from django.core.management import call_command
         from django.test import Client
         from django.urls import reverse
@@ -213,8 +194,6 @@ def main(argv: list[str] | None = None) -> int:
             f"over {len(all_times)}, the highest position's {max(medians):.1f} ms  {mark}; "
             f"at most {most} elements {'ok' if most <= MOST_ELEMENTS else f'ABOVE {MOST_ELEMENTS}'}"
         )
-    print(reference_line())
-    print("\n".join(footer(started)))
     return 0
 
 

@@ -1,10 +1,6 @@
-"""Local services for the load benchmarks: a fresh PostgreSQL database, a private Redis, an SMTP
-server that counts, Celery workers and the web server, all on loopback.
-
-Every process here is started by the benchmark and stopped by it through its own handle; the
-only shared service is the PostgreSQL server, where only the benchmark's own databases are
-dropped and created (never ``keltis``, the one CI and others use).
-"""
+"""Local services for the benchmarks, all on loopback: a private Redis, an SMTP server that
+counts, Celery workers and beat, web servers; each started by the benchmark and stopped through
+its own handle (the PostgreSQL server is the only shared one: see bench/common.py)."""
 
 from __future__ import annotations
 
@@ -22,14 +18,14 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 from urllib.parse import urlsplit
+
+from bench.common import create_database, production_env
+from bench.measure import tree_cpu_ms
 
 REPO = Path(__file__).resolve().parent.parent
 LOOPBACK = "127.0.0.1"
-#: the databases the benchmarks may drop and recreate: keltis_load and keltis_fanout, or such a
-#: name with a word between (keltis_<name>_load), for a second copy beside someone else's run
-BENCH_DATABASE = re.compile(r"keltis_(?:[a-z0-9]+_)?(?:load|fanout)")
 
 #: the loopback ports the services started here take (``use_ports``); None: any free one
 _ports: range | None = None
@@ -44,24 +40,31 @@ def use_ports(ports: range) -> None:
     _ports = ports
 
 
-def free_port() -> int:
-    """A loopback port nothing listens on: any, or the next of ``use_ports``'s range."""
-    if _ports is None:
+def port_free(port: int) -> bool:
+    """Nobody listens on ``port`` (connections of an earlier server waiting out their close
+    do not count: the servers bind with SO_REUSEADDR too)."""
+    with socket.socket() as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((LOOPBACK, port))
+        except OSError:
+            return False
+    return True
+
+
+def free_port(ports: range | None = None) -> int:
+    """A loopback port nothing listens on: of ``ports``, of ``use_ports``'s range, or any."""
+    ports = ports or _ports
+    if ports is None:
         with socket.socket() as s:
             s.bind((LOOPBACK, 0))
             return s.getsockname()[1]
     with _ports_lock:
-        for port in _ports:
-            if port in _ports_taken:
-                continue
-            with socket.socket() as s:
-                try:
-                    s.bind((LOOPBACK, port))
-                except OSError:
-                    continue
-            _ports_taken.add(port)
-            return port
-    raise RuntimeError(f"no free port left in {_ports.start}-{_ports.stop - 1}")
+        for port in ports:
+            if port not in _ports_taken and port_free(port):
+                _ports_taken.add(port)
+                return port
+    raise RuntimeError(f"no free port left in {ports.start}-{ports.stop - 1}")
 
 
 def parse_ports(text: str) -> range:
@@ -102,23 +105,11 @@ def pg_url(server: str, name: str) -> str:
     return f"{server.rstrip('/')}/{name}"
 
 
-def recreate_database(server: str, name: str) -> None:
-    """Drop and create one of the benchmarks' own databases."""
-    import psycopg
-
-    if not BENCH_DATABASE.fullmatch(name):
-        raise ValueError(f"refusing to drop {name!r}: only {BENCH_DATABASE.pattern}")
-    with psycopg.connect(pg_url(server, "postgres"), autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        conn.execute(f'CREATE DATABASE "{name}"')
-
-
-def database_exists(server: str, name: str) -> bool:
-    import psycopg
-
-    with psycopg.connect(pg_url(server, "postgres"), autocommit=True) as conn:
-        row = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone()
-    return row is not None
+def recreate_database(server: str, name: str) -> str:
+    """Drop and create one of the benchmarks' own databases (loopback only); its URL."""
+    url = pg_url(server, name)
+    create_database(server, name, drop=True)
+    return url
 
 
 # -- the site's environment ------------------------------------------------------------------------
@@ -128,14 +119,8 @@ def site_env(
     """Production-like settings for every process of a benchmark (web, workers, itself)."""
     return {
         **os.environ,
-        "ENV_FILE": os.devnull,  # an operator's .env must not redirect the benchmark
+        **production_env(),
         "DJANGO_SETTINGS_MODULE": "keltis_site.settings",
-        "DEBUG": "False",
-        "SECRET_KEY": "bench-only-not-a-secret-0123456789abcdefghijklmnopqrstuvwxyz",
-        "ALLOWED_HOSTS": f"{LOOPBACK},localhost",
-        # plain http on loopback: no redirect to https, no HSTS
-        "SECURE_SSL_REDIRECT": "False",
-        "SECURE_HSTS_SECONDS": "0",
         "DATABASE_URL": database_url,
         "CELERY_BROKER_URL": broker_url,
         "CELERY_TASK_ALWAYS_EAGER": "False",
@@ -153,19 +138,27 @@ def manage(env: dict[str, str], *args: str) -> None:
     subprocess.run(
         [sys.executable, "manage.py", *args], cwd=REPO, env=env, check=True,
         stdout=subprocess.DEVNULL,
-    )
+    )  # fmt: skip
 
 
-def use_env(env: dict[str, str]) -> None:
-    """Configure Django in this process with the same settings as the services it started."""
-    os.environ.update(env)
-    import django
+class Service:
+    """A service with ``start`` and ``stop``, usable as a context manager (an ExitStack's)."""
 
-    django.setup()
+    def start(self) -> Self:
+        raise NotImplementedError
+
+    def stop(self) -> None:
+        raise NotImplementedError
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
 
 
 # -- Redis -----------------------------------------------------------------------------------------
-class PrivateRedis:
+class PrivateRedis(Service):
     """A redis-server of our own on a free loopback port, without persistence; with a
     ``folder``, ``stop(keep_data=True)`` saves its keys there and ``start`` loads them again
     (Redis that was away, not Redis that lost everything: the cache outage tests)."""
@@ -178,7 +171,7 @@ class PrivateRedis:
     def url(self, db: int = 0) -> str:
         return f"redis://{LOOPBACK}:{self.port}/{db}"
 
-    def start(self) -> PrivateRedis:
+    def start(self) -> Self:
         binary = shutil.which("redis-server")
         if not binary:
             raise RuntimeError("redis-server is needed (apt-get install redis-server)")
@@ -233,7 +226,7 @@ class _CountingHandler:
         return "250 OK"
 
 
-class SmtpCounter:
+class SmtpCounter(Service):
     """An aiosmtpd server on loopback that keeps no message, only counts: per recipient, per
     Message-ID (one per notification key, see notifications.emails) and SMTP connections. With
     ``delay`` it answers each message that many seconds late."""
@@ -246,7 +239,6 @@ class SmtpCounter:
         self.message_ids: Counter[str] = Counter()
         self.peers: set[Any] = set()
         self.first_at: float | None = None
-        self.last_at: float | None = None
         self._controller: Any = None
 
     def record(self, recipients: list[str], message_id: str, peer: Any) -> None:
@@ -256,14 +248,13 @@ class SmtpCounter:
             self.message_ids[message_id] += 1
             self.peers.add(peer)
             self.first_at = self.first_at or now
-            self.last_at = now
 
     @property
     def count(self) -> int:
         with self.lock:
             return sum(self.message_ids.values())
 
-    def start(self) -> SmtpCounter:
+    def start(self) -> Self:
         from aiosmtpd.controller import Controller
 
         # aiosmtpd logs every SMTP command at INFO: in the project's logging that is a JSON
@@ -292,55 +283,81 @@ def stop_process(proc: subprocess.Popen[bytes] | None) -> None:
         proc.wait()
 
 
-def process_tree_cpu(pid: int) -> float:
-    """CPU seconds (user + system) of a process and its descendants, from /proc: the live ones,
-    and those that exited and were reaped (gunicorn replaces a worker after max_requests: its
-    CPU moves into the master's cutime and cstime)."""
+def serve(
+    command: list[str], env: dict[str, str], log: Path, port: int, cwd: Path = REPO
+) -> subprocess.Popen[bytes]:
+    """Start a server process (its output into ``log``) and wait until ``port`` answers."""
+    proc = subprocess.Popen(
+        command, cwd=cwd, env=env, stdout=log.open("ab"), stderr=subprocess.STDOUT
+    )
+
+    def answers() -> bool:
+        if proc.poll() is not None:
+            raise RuntimeError(f"{command[2]} exited ({proc.returncode}); see {log}")
+        try:
+            with socket.create_connection((LOOPBACK, port), timeout=0.5):
+                return True
+        except OSError:
+            return False
+
     try:
-        stat = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
-    except OSError:  # it has exited
-        return 0.0
-    own = sum(int(ticks) for ticks in stat[11:15]) / os.sysconf("SC_CLK_TCK")
-    return own + sum(process_tree_cpu(int(child)) for child in children)
+        wait_until(answers, 60, f"{command[2]} ({log})", step=0.2)
+    except BaseException:
+        stop_process(proc)
+        raise
+    return proc
 
 
-class CeleryWorker:
-    """``celery worker`` in its own process: the solo pool (one task at a time, in that
-    process) unless ``concurrency`` asks for more child processes (prefork)."""
+class _Process(Service):
+    """A process of ours with its log (``start`` makes ``proc``)."""
 
-    def __init__(self, name: str, env: dict[str, str], log: Path, concurrency: int = 1) -> None:
-        self.name = name
+    name = ""
+
+    def __init__(self, env: dict[str, str], log: Path) -> None:
         self.env = env
         self.log = log
-        self.concurrency = concurrency
         self.proc: subprocess.Popen[bytes] | None = None
 
-    def start(self) -> CeleryWorker:
+    def _celery(self, *args: str) -> None:
         self.log.write_text("")
-        pool = (
-            ["--pool", "solo"] if self.concurrency == 1
-            else ["--pool", "prefork", "--concurrency", str(self.concurrency)]
-        )
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "keltis_site", "worker", *pool,
-             "-n", f"{self.name}@%h", "--loglevel", "INFO", "--without-gossip",
-             "--without-mingle", "--without-heartbeat"],
+            [sys.executable, "-m", "celery", "-A", "keltis_site", *args, "--loglevel", "INFO"],
             cwd=REPO, env=self.env, stdout=self.log.open("ab"), stderr=subprocess.STDOUT,
-        )
+        )  # fmt: skip
+
+    def _logged(self, line: str) -> bool:
+        if self.proc is not None and self.proc.poll() is not None:
+            raise RuntimeError(f"{self.name} exited; see {self.log}")
+        return line in self.log.read_text()
+
+    def stop(self) -> None:
+        stop_process(self.proc)
+        self.proc = None
+
+
+class CeleryWorker(_Process):
+    """``celery worker`` in its own process, the solo pool (one task at a time, in it)."""
+
+    def __init__(self, name: str, env: dict[str, str], log: Path) -> None:
+        super().__init__(env, log)
+        self.name = name
+
+    def start(self) -> Self:
+        self._celery(
+            "worker", "--pool", "solo", "-n", f"{self.name}@%h", "--without-gossip",
+            "--without-mingle", "--without-heartbeat",
+        )  # fmt: skip
         return self
 
     def ready(self) -> bool:
-        if self.proc is not None and self.proc.poll() is not None:
-            raise RuntimeError(f"worker {self.name} exited; see {self.log}")
-        return "ready." in self.log.read_text()
+        return self._logged("ready.")
 
     def tasks_done(self, name: str = "") -> int:
         """Tasks (whose name contains ``name``) this worker has finished, from its log."""
         return sum(
             1 for line in self.log.read_text().splitlines()
             if name in line and (" succeeded in " in line or " raised " in line)
-        )
+        )  # fmt: skip
 
     def idle(self) -> bool:
         """Every task this worker received has finished (it logs both)."""
@@ -349,38 +366,21 @@ class CeleryWorker:
 
     def cpu_seconds(self) -> float:
         """User and system CPU time so far of the worker and its pool's children (Linux)."""
-        return 0.0 if self.proc is None else process_tree_cpu(self.proc.pid)
-
-    def stop(self) -> None:
-        stop_process(self.proc)
-        self.proc = None
+        return 0.0 if self.proc is None else tree_cpu_ms(self.proc.pid) / 1000
 
 
-class CeleryBeat:
+class CeleryBeat(_Process):
     """``celery beat``: the one scheduler of the periodic tasks (settings.CELERY_BEAT_SCHEDULE).
     Its schedule file goes under the VAR_DIR of ``env``."""
 
-    def __init__(self, env: dict[str, str], log: Path) -> None:
-        self.env = env
-        self.log = log
-        self.proc: subprocess.Popen[bytes] | None = None
+    name = "beat"
 
-    def start(self) -> CeleryBeat:
-        self.log.write_text("")
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "keltis_site", "beat", "--loglevel", "INFO"],
-            cwd=REPO, env=self.env, stdout=self.log.open("ab"), stderr=subprocess.STDOUT,
-        )
+    def start(self) -> Self:
+        self._celery("beat")
         return self
 
     def ready(self) -> bool:
-        if self.proc is not None and self.proc.poll() is not None:
-            raise RuntimeError(f"beat exited; see {self.log}")
-        return "beat: Starting..." in self.log.read_text()
-
-    def stop(self) -> None:
-        stop_process(self.proc)
-        self.proc = None
+        return self._logged("beat: Starting...")
 
 
 def web_server_command(port: int, workers: int) -> tuple[str, list[str]]:
@@ -392,20 +392,20 @@ def web_server_command(port: int, workers: int) -> tuple[str, list[str]]:
             f"gunicorn, {workers} workers x 4 threads",
             [sys.executable, "-m", "gunicorn", "keltis_site.wsgi:application", "--bind", bind,
              "--workers", str(workers), "--threads", "4", "--access-logfile", "-"],
-        )
+        )  # fmt: skip
     return (
         "manage.py runserver (threaded, one process; gunicorn is not installed)",
         [sys.executable, "manage.py", "runserver", bind, "--noreload"],
     )
 
 
-class WebServer:
+class WebServer(_Process):
+    name = "the web server"
+
     def __init__(self, env: dict[str, str], log: Path, workers: int) -> None:
+        super().__init__(env, log)
         self.port = free_port()
-        self.env = env
-        self.log = log
         self.description, self.command = web_server_command(self.port, workers)
-        self.proc: subprocess.Popen[bytes] | None = None
 
     @property
     def url(self) -> str:
@@ -416,23 +416,6 @@ class WebServer:
         assert self.proc is not None, "not started"
         return self.proc.pid
 
-    def start(self) -> WebServer:
-        self.proc = subprocess.Popen(
-            self.command, cwd=REPO, env=self.env, stdout=self.log.open("ab"),
-            stderr=subprocess.STDOUT,
-        )
-        wait_until(self._answers, 60, f"the web server ({self.log})", step=0.25)
+    def start(self) -> Self:
+        self.proc = serve(self.command, self.env, self.log, self.port)
         return self
-
-    def _answers(self) -> bool:
-        if self.proc is not None and self.proc.poll() is not None:
-            raise RuntimeError(f"the web server exited; see {self.log}")
-        try:
-            with socket.create_connection((LOOPBACK, self.port), timeout=0.5):
-                return True
-        except OSError:
-            return False
-
-    def stop(self) -> None:
-        stop_process(self.proc)
-        self.proc = None

@@ -1,47 +1,16 @@
-"""Live pages under load, by hand (issue 31): N open pages on one stream server process, on
-PostgreSQL as production runs it, one move, and how long each page takes to hear of it; while
-the pages are open, whether moves and pages keep answering.
+"""Live pages under load, by hand (issue 31; docs/benchmarks.md says what it prints and how
+it counts connections):
 
     .venv/bin/python bench/live.py [--pages 1000,5000] [--db keltis_bench_live] [--port 8450]
         [--redis redis://127.0.0.1:6379/13] [--connection-limit 50] [--drop] [--tiny]
     .venv/bin/python bench/live.py --sqlite [--pages 1000]   # the embedded default
 
-For each size in ``--pages``, in turn: a fresh stream server (uvicorn serving
-``keltis_site.asgi:application``, DEBUG off, as the ``live`` process runs in production) on the
-bench database; N Server-Sent Events streams opened by asyncio clients of this process (visitors
-of a public game's page, as a shared link would bring); one move submitted through
-``games.services.action_submit`` in this process (its after-commit hook publishes, over Redis
-with ``--redis``, else over the embedded default's Unix socket); each stream's latency from the
-commit to the event. Then, the streams still open, ``--repeats`` times: a read of the game page
-(Django's test client, in this process), another move, and the reference of bench/measure.py
-(a pure-Python loop and ``SELECT 1``), interleaved.
-
-It prints, for each size: the streams asked for, open and refused (by answer: "HTTP 500",
-"timeout", ...; a database that refuses connections is counted here, never a crash); the
-delivery latency from the commit (p50, p95, max) and the share reached within 2 s; the stream
-server's RSS (``VmRSS`` of /proc/<pid>/status) before and after opening the streams, and the
-difference per open stream; its threads and CPU; its database connections; the move's and the
-page's latency meanwhile; the reference; the date, machine and load average (bench/measure.py).
-
-Database (PostgreSQL): ``--db`` (default keltis_bench_live; never keltis nor test_*: the name
-must say "bench") on the server of ``--postgres`` (a superuser's URL: it creates the database
-and reads pg_stat_activity), created if missing and reused (``--drop`` drops it at the end).
-The site's processes (the migrations, the stream server, this process's Django) connect as a
-role of the database's name, which owns it and may hold at most ``--connection-limit``
-connections: the server is shared, and a stream server that takes a connection per stream would
-otherwise take all of its ``max_connections`` from everyone on the machine. The limit plays the
-part of a small PostgreSQL's ``max_connections``; ``--connection-limit -1`` lifts it (then only
-``max_connections`` bounds it).
-
-Connections are counted in pg_stat_activity, from a connection of the superuser to the server's
-``postgres`` database (so not counted itself): the rows of the bench database, minus this
-process's own (its Django connection names itself ``application_name=keltis-bench-live``); the
-stream server's name themselves ``keltis-bench-live-stream``, and that count is printed too. On
-SQLite, the stream server's open handles of the database file (/proc/<pid>/fd) are counted.
-
-The per-visitor stream caps (LIVE_STREAMS_PER_ADDRESS, LIVE_STREAMS_PER_USER,
-LIVE_STREAM_OPENS_PER_MINUTE) are set above the number of streams for the stream server (every
-stream here comes from one address); LIVE_DB_THREADS is left to the environment and printed.
+For each size: a fresh stream server (uvicorn, DEBUG off), N Server-Sent Events streams opened
+by asyncio clients of this process, one move through ``action_submit`` here, each stream's
+latency from the commit to the event, the server's memory, threads, CPU and database
+connections; then, the streams still open, moves, page reads and the reference, interleaved.
+On PostgreSQL the site connects as a role of the database's name with a connection limit (the
+server is shared); on SQLite the server's open handles of the file are counted.
 """
 
 from __future__ import annotations
@@ -54,7 +23,6 @@ import os
 import re
 import resource
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -70,13 +38,23 @@ from urllib.parse import urlsplit, urlunsplit
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from bench.common import parse_args  # noqa: E402  (the repository is on the path above)
+from bench.common import (  # noqa: E402  (the repository is on the path above)
+    bench_database,
+    command_line,
+    create_database,
+    dated,
+    drop_database,
+    markdown_table,
+    parse_args,
+    production_env,
+    settings_module,
+    setup_django,
+)
+from bench.infra import free_port, port_free, serve, stop_process  # noqa: E402
 from bench.measure import (  # noqa: E402
     Reference,
     Series,
     django_pg_settings,
-    footer,
-    header,
     interleave,
     median,
     p95,
@@ -89,8 +67,6 @@ TINY = {"pages": [5], "repeats": 2, "timeout": 30.0}
 DEFAULT_POSTGRES = "postgres://postgres@127.0.0.1:5432/postgres"
 #: the ports this bench takes the first free one of (tests/live uses 8400-8499 as well)
 PORTS = range(8450, 8500)
-#: connections the bench database's role may hold (the shared server has max_connections 100)
-DEFAULT_CONNECTION_LIMIT = 50
 #: issue 31: a move's event reaches 95% of the open pages within this
 WITHIN_S = 2.0
 #: application_name of each process's connections (how pg_stat_activity tells them apart)
@@ -120,26 +96,21 @@ def sizes(text: str) -> list[int]:
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--pages", type=sizes, default=[1000], help="streams, e.g. 1000,5000")
+    parser = command_line(
+        __doc__,
+        ("--pages", [1000], "streams, e.g. 1000,5000", {"type": sizes}),
+        ("--postgres", DEFAULT_POSTGRES, "a superuser's URL"),
+        ("--connection-limit", 50, "connections the database's role may hold (-1: no limit)"),
+        ("--drop", False, "drop the database and role after"),
+        ("--port", 0, f"default: the first free of {PORTS}"),
+        ("--redis", "", "Redis pub/sub URL of the transport (default: Unix socket)"),
+        ("--repeats", 5, "moves and page reads meanwhile"),
+        ("--concurrency", 100, "streams opening at once"),
+        ("--timeout", 60.0, "s to open or hear a stream"),
+    )
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--db", default=DEFAULT_DB, help="the PostgreSQL bench database's name")
-    where.add_argument(
-        "--sqlite", action="store_true", help="a SQLite file (the embedded default) instead"
-    )
-    parser.add_argument("--postgres", default=DEFAULT_POSTGRES, help="a superuser's URL")
-    parser.add_argument(
-        "--connection-limit", type=int, default=DEFAULT_CONNECTION_LIMIT,
-        help="connections the database's role may hold (-1: none but max_connections)",
-    )  # fmt: skip
-    parser.add_argument("--drop", action="store_true", help="drop the database and role after")
-    parser.add_argument("--port", type=int, default=0, help=f"default: the first free of {PORTS}")
-    parser.add_argument(
-        "--redis", default="", help="Redis pub/sub URL of the transport (default: Unix socket)"
-    )
-    parser.add_argument("--repeats", type=int, default=5, help="moves and page reads meanwhile")
-    parser.add_argument("--concurrency", type=int, default=100, help="streams opening at once")
-    parser.add_argument("--timeout", type=float, default=60.0, help="s to open or hear a stream")
+    where.add_argument("--sqlite", action="store_true", help="a SQLite file instead")
     return parse_args(parser, argv, TINY)
 
 
@@ -151,25 +122,6 @@ def raise_open_files() -> tuple[int, int]:
     if wanted > soft:
         resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
     return resource.getrlimit(resource.RLIMIT_NOFILE)
-
-
-def port_free(port: int) -> bool:
-    """Nobody listens on ``port`` (connections of an earlier server waiting out their close, as
-    uvicorn's own bind allows, do not count)."""
-    with socket.socket() as sock:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            sock.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-    return True
-
-
-def free_port(ports: range = PORTS) -> int:
-    for port in ports:
-        if port_free(port):
-            return port
-    raise SystemExit(f"bench/live.py: no free port in {ports}")
 
 
 def proc_status(pid: int) -> dict[str, str]:
@@ -206,12 +158,11 @@ class Postgres:
     counts connections."""
 
     def __init__(self, admin_url: str, name: str) -> None:
-        if not re.fullmatch(r"[a-z_][a-z0-9_]*", name):
-            raise SystemExit(f"bench/live.py: {name!r}: lower-case letters, digits and _ only")
-        if name == "keltis" or name.startswith("test_") or "bench" not in name:
-            raise SystemExit(f"bench/live.py: refusing database {name!r}: its name must say bench")
+        try:
+            self.name = bench_database(name)  # the database's, and its role's
+        except ValueError as exc:
+            raise SystemExit(f"bench/live.py: {exc} (its name must say bench)") from None
         self.admin_url = admin_url
-        self.name = name  # the database's, and its role's
         self.monitor: Any = None
 
     def url(self, application_name: str) -> str:
@@ -258,8 +209,12 @@ class Postgres:
         )
         if owner:
             return "reused"
-        cur.execute(sql.SQL("CREATE DATABASE {} OWNER {}").format(role, role))
+        create_database(self.server, self.name, owner=self.name)
         return "created"
+
+    @property
+    def server(self) -> str:
+        return self.admin_url.rsplit("/", 1)[0]
 
     def connections(self) -> tuple[int, int, int]:
         """pg_stat_activity's rows of the bench database: all, this process's, the stream
@@ -294,12 +249,7 @@ class Postgres:
         return f"accepted in {(time.perf_counter() - started) * 1000:.1f} ms"
 
     def drop(self) -> None:
-        from psycopg import sql
-
-        with self._admin() as conn:
-            name = sql.Identifier(self.name)
-            conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(name))
-            conn.execute(sql.SQL("DROP ROLE IF EXISTS {}").format(name))
+        drop_database(self.server, self.name, role=True)
 
     def close(self) -> None:
         if self.monitor is not None:
@@ -312,35 +262,21 @@ def site_env(folder: Path, database_url: str, pubsub_url: str) -> dict[str, str]
     """The environment of every process of the site here: production's settings (DEBUG off,
     with the static files collected into ``folder``), the bench's database and transport, a
     task queue and cache of its own in ``folder`` (no task reaches anybody's worker)."""
-    return {
-        "DJANGO_SETTINGS_MODULE": "bench_live_settings",  # written into folder by prepare_site
-        "PYTHONPATH": os.pathsep.join(
+    return production_env(
+        DJANGO_SETTINGS_MODULE=settings_module(folder, "bench_live_settings"),
+        PYTHONPATH=os.pathsep.join(
             p for p in (str(folder), str(REPO), os.environ.get("PYTHONPATH")) if p
         ),
-        "ENV_FILE": str(folder / "no.env"),  # a local .env does not change the figures
-        "VAR_DIR": str(folder / "var"),
-        "DATABASE_URL": database_url,
-        "CELERY_BROKER_URL": "filesystem://",
-        "CELERY_TASK_ALWAYS_EAGER": "False",
-        "CACHE_URL": f"filecache://{folder / 'var' / 'cache'}",
-        "LIVE_PUBSUB_URL": pubsub_url,
-        "LIVE_CHANNEL": f"keltis:live:bench:{os.getpid()}",  # pub/sub ignores the db number
-        "DEBUG": "False",
-        "SECRET_KEY": "bench-live-not-secret",
-        "ALLOWED_HOSTS": "127.0.0.1,localhost,testserver",
-        "SECURE_SSL_REDIRECT": "False",
-        "LOG_LEVEL": "WARNING",
-        "LOG_FORMAT": "plain",
-    }
+        VAR_DIR=str(folder / "var"), DATABASE_URL=database_url, CELERY_BROKER_URL="filesystem://",
+        CELERY_TASK_ALWAYS_EAGER="False", CACHE_URL=f"filecache://{folder / 'var' / 'cache'}",
+        LIVE_PUBSUB_URL=pubsub_url,
+        LIVE_CHANNEL=f"keltis:live:bench:{os.getpid()}",  # pub/sub ignores the db number
+        LOG_LEVEL="WARNING", LOG_FORMAT="plain",
+    )  # fmt: skip
 
 
 def prepare_site(folder: Path, env: dict[str, str]) -> None:
-    """The settings module (the site's, static files collected into ``folder``), the static
-    files (DEBUG off names the hashed ones) and the migrations."""
-    (folder / "bench_live_settings.py").write_text(
-        "from keltis_site.settings import *  # noqa: F403\n"
-        f"STATIC_ROOT = {str(folder / 'static')!r}\n"
-    )
+    """The static files (DEBUG off names the hashed ones) and the migrations."""
     for command in (["migrate"], ["collectstatic", "--noinput"]):
         subprocess.run(
             [sys.executable, "manage.py", *command, "--verbosity", "0"],
@@ -353,35 +289,18 @@ def stream_server(env: dict[str, str], port: int, log: Path) -> Iterator[subproc
     """uvicorn serving keltis_site.asgi on ``port``, started and answering; stopped after."""
     if not port_free(port):
         raise SystemExit(f"bench/live.py: port {port} is taken")
-    with open(log, "ab") as out:
-        server = subprocess.Popen(
-            [
-                sys.executable, "-m", "uvicorn", "keltis_site.asgi:application",
-                "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning",
-                "--no-access-log", "--timeout-graceful-shutdown", "1", "--backlog", "4096",
-            ],
-            cwd=REPO, env={**os.environ, **env}, stdout=out, stderr=subprocess.STDOUT,
-        )  # fmt: skip
+    server = serve(
+        [
+            sys.executable, "-m", "uvicorn", "keltis_site.asgi:application", "--host", "127.0.0.1",
+            "--port", str(port), "--log-level", "warning", "--no-access-log",
+            "--timeout-graceful-shutdown", "1", "--backlog", "4096",
+        ],
+        {**os.environ, **env}, log, port,
+    )  # fmt: skip
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            if server.poll() is not None:
-                raise RuntimeError(f"the stream server exited ({server.returncode}); see {log}")
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=1):
-                    break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise RuntimeError(f"the stream server did not answer; see {log}") from None
-                time.sleep(0.1)
         yield server
     finally:
-        server.terminate()
-        try:
-            server.wait(30)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
+        stop_process(server)
 
 
 def log_summary(log: Path, start: int) -> str:
@@ -558,6 +477,11 @@ def ms(values: list[float], pick: Callable[[list[float]], float]) -> str:
     return f"{pick(values) * 1000:.0f} ms" if values else "-"
 
 
+def cpu_used(what: str, before: float | None, after: float | None) -> str:
+    """``what`` and the CPU ms between two readings (nothing where one is missing)."""
+    return f"{what} {after - before:.0f} ms" if before is not None and after is not None else ""
+
+
 async def measure(
     args: argparse.Namespace, site: Site, db: Postgres | None, db_file: Path | None,
     server: subprocess.Popen[bytes], port: int, pages: int,
@@ -612,14 +536,10 @@ async def measure(
         result.rss = (rss_before, rss_after)
         result.connections = connections()
         per = result.per_stream_kib()
-        open_cpu = (
-            f"; its CPU for the opening {cpu_opened - cpu_before:.0f} ms"
-            if cpu_opened is not None and cpu_before is not None
-            else ""
-        )
         print(
             f"stream server after: RSS {rss_after:.1f} MiB, {threads(pid)} threads; "
-            f"memory per open stream {f'{per:.1f} KiB' if per is not None else '-'}{open_cpu}"
+            f"memory per open stream {f'{per:.1f} KiB' if per is not None else '-'}"
+            + cpu_used("; its CPU for the opening", cpu_before, cpu_opened)
         )
         if len(streams) < pages and per is not None:
             print(
@@ -659,11 +579,7 @@ async def measure(
             f"{(returned - committed) * 1000:.1f} ms later (its after-commit hooks, the publish "
             f"among them)"
         )
-        fan_cpu = (
-            f"; the stream server's CPU for the fan-out {cpu_fanned - cpu_fan:.0f} ms"
-            if cpu_fan is not None and cpu_fanned is not None
-            else ""
-        )
+        fan_cpu = cpu_used("; the stream server's CPU for the fan-out", cpu_fan, cpu_fanned)
         print(
             f"delivery from commit: {len(heard)} of {len(streams)} open streams heard the move "
             f"(not within {args.timeout:.0f} s: {len(streams) - len(heard)}); p50 "
@@ -723,42 +639,42 @@ def live_db_threads() -> str:
 
 
 def summary(results: list[Result]) -> list[str]:
-    lines = [
-        "| streams asked | open | refused or failed | p50 | p95 | max | within 2 s (of asked) "
-        "| RSS before → after | per stream | DB connections of the stream server "
-        "| move p50 / p95 | page p50 / p95 |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
-    ]
+    def wall(s: Series) -> str:
+        return f"{median(s.wall):.0f} / {p95(s.wall):.0f} ms" if s.wall else "-"
+
+    rows = []
     for r in results:
         per = r.per_stream_kib()
-        conn = r.connections.split(" ", 1)[0]
-
-        def wall(s: Series) -> str:
-            return f"{median(s.wall):.0f} / {p95(s.wall):.0f} ms" if s.wall else "-"
-
-        lines.append(
-            f"| {r.asked:,} | {r.open:,} | {r.asked - r.open:,} | {ms(r.latencies, median)} | "
-            f"{ms(r.latencies, p95)} | {ms(r.latencies, max)} | {r.within:,} "
-            f"({r.within / r.asked:.1%}) | {r.rss[0]:.0f} → {r.rss[1]:.0f} MiB | "
-            f"{f'{per:.0f} KiB' if per is not None else '-'} | {conn} | {wall(r.move)} | "
-            f"{wall(r.page)} |"
-        )
-    return lines
+        rows.append((
+            f"{r.asked:,}", f"{r.open:,}", f"{r.asked - r.open:,}", ms(r.latencies, median),
+            ms(r.latencies, p95), ms(r.latencies, max),
+            f"{r.within:,} ({r.within / r.asked:.1%})", f"{r.rss[0]:.0f} → {r.rss[1]:.0f} MiB",
+            f"{per:.0f} KiB" if per is not None else "-", r.connections.split(" ", 1)[0],
+            wall(r.move), wall(r.page),
+        ))  # fmt: skip
+    head = (
+        "streams asked", "open", "refused or failed", "p50", "p95", "max",
+        "within 2 s (of asked)", "RSS before → after", "per stream",
+        "DB connections of the stream server", "move p50 / p95", "page p50 / p95",
+    )  # fmt: skip
+    return markdown_table(head, rows)
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parse(argv)
-    started = time.perf_counter()
+    with dated("live.py", argv, after=False):
+        return run(args)
+
+
+def run(args: argparse.Namespace) -> int:
     soft, hard = raise_open_files()
     db = None if args.sqlite else Postgres(args.postgres, args.db)  # the name checked first
-    port = args.port or free_port()
+    port = args.port or free_port(PORTS)
     folder = Path(tempfile.mkdtemp(prefix="bench-live-"))
     db_file = folder / "db.sqlite3" if args.sqlite else None
     transport = args.redis or f"unix://{folder / 'var' / 'live.sock'}"
     ok = False
     site: Site | None = None
-    for line in header("bench/live.py"):
-        print(line)
     try:
         if db is not None:
             done = db.prepare(args.connection_limit)
@@ -777,11 +693,7 @@ def main(argv: list[str] | None = None) -> int:
             f"the stream server's the same"
         )
         prepare_site(folder, env)
-        os.environ.update(env)
-        sys.path.insert(0, str(folder))  # the settings module
-        import django
-
-        django.setup()
+        setup_django(env)
         logging.getLogger("kombu").setLevel(logging.ERROR)  # the file queue's hostname notice
         site = Site()
         if db is not None:
@@ -807,8 +719,6 @@ def main(argv: list[str] | None = None) -> int:
         if not ok:
             print("no delivery figure for some size: no open stream heard the move")
     finally:
-        for line in footer(started):
-            print(line)
         if site is not None:
             site.close()
         if db is not None:

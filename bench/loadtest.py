@@ -1,27 +1,11 @@
 """HTTP load test, run by hand: ``python bench/loadtest.py [--players N] [--games M]
-[--web W] [--workers K] [--leave N] [--tiny]``.
+[--web W] [--workers K] [--leave N] [--tiny]`` (docs/benchmarks.md says what it checks).
 
-Starts the real site on 127.0.0.1 (gunicorn when installed, else Django's threaded runserver)
-with production settings, on a fresh PostgreSQL database (``keltis_load``), a private Redis,
-Celery workers, one Celery beat and an SMTP server that counts. With ``--web W --workers K`` it
-starts W web servers and K workers as if each ran on a machine of its own: each has its own
-VAR_DIR (an empty folder of its own for the files the embedded default would keep on disk),
-and they share only what production shares: the database, Redis (broker and cache), the
-SECRET_KEY, SITE_URL and the mail server. Creates N players and M games (both kinds, 2-4
-players), then N simulated players (bench/players.py) play every game to its end through the
-pages, each in its own thread with its own session; with several web servers each player's
-requests go to them in turn (``--spread alternate``, one request each) or each player keeps
-to one (``--spread stick``); some double-submit on purpose, the two tabs on two servers. Stops
-by itself at a request cap or a time cap.
-
-Checks: no unexpected status (5xx, 4xx, ...); every double submission had one winner and one
-"your move was made"; every accepted POST is exactly one event, events are contiguous, replay gives
-the snapshot; every game ended; every turn email sent arrived once and none is left unsent;
-afterwards every web server's /healthz says "up" (it sees the heartbeats the workers and the
-sweep left), and once a player has logged out the session's old cookie logs in on no web
-server; no process wrote a file into its VAR_DIR (beat's schedule file aside, its own). Prints
-requests/s and latency (median, p95) per kind of request, requests per web server and tasks
-per worker. Exit status 1 when a check failed.
+The real site on loopback (gunicorn, or Django's threaded runserver) with production settings
+on a fresh PostgreSQL database, a private Redis, W web servers and K Celery workers each with
+a VAR_DIR of its own (as on machines of their own), one beat and a counting SMTP server;
+simulated players (bench/players.py) play every game to its end through the pages, some
+POSTs sent twice at once. Exit status 1 when a check failed.
 """
 
 from __future__ import annotations
@@ -41,7 +25,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.common import parse_args
+from bench.common import DEFAULT_PG, command_line, dated, parse_args, setup_django, verdict
 from bench.infra import (
     CeleryBeat,
     CeleryWorker,
@@ -50,15 +34,12 @@ from bench.infra import (
     WebServer,
     manage,
     parse_ports,
-    pg_url,
-    process_tree_cpu,
     recreate_database,
     site_env,
-    use_env,
     use_ports,
     wait_until,
 )
-from bench.measure import Reference, django_pg_settings, footer, header, median
+from bench.measure import Reference, django_pg_settings, median, tree_cpu_ms
 from bench.players import (
     Budget,
     Http,
@@ -75,7 +56,6 @@ from bench.players import (
     verify,
 )
 
-DATABASE = "keltis_load"
 #: what beat may leave in its VAR_DIR: its own schedule (shelve may add a suffix)
 BEAT_FILES = "celerybeat-schedule"
 KINDS = ("keltis", "keltis-cards")
@@ -100,12 +80,11 @@ def drain_emails(timeout: float) -> dict[str, int]:
 
     from notifications.models import Notification, NotificationStatus
 
-    pending = (NotificationStatus.QUEUED, NotificationStatus.SENDING)
+    pending = Notification.objects.filter(
+        status__in=(NotificationStatus.QUEUED, NotificationStatus.SENDING)
+    )
     with suppress(TimeoutError):  # reported below: the rows left queued are counted
-        wait_until(
-            lambda: not Notification.objects.filter(status__in=pending).exists(), timeout,
-            "the outbox to drain", step=0.5,
-        )
+        wait_until(lambda: not pending.exists(), timeout, "the outbox to drain", step=0.5)
     rows = Notification.objects.values("status").annotate(n=Count("pk"))
     return {row["status"]: row["n"] for row in rows}
 
@@ -144,39 +123,30 @@ def written_files(folder: Path) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--players", type=int, default=12)
-    parser.add_argument("--games", type=int, default=6)
-    parser.add_argument("--web", type=int, default=1,
-                        help="web servers, each with its own VAR_DIR (as on its own machine)")
-    parser.add_argument("--workers", type=int, default=1,
-                        help="Celery workers, each with its own VAR_DIR")
-    parser.add_argument("--spread", choices=("alternate", "stick"), default="alternate",
-                        help="with several web servers: each request of a player to the next "
-                        "server, or each player to one server")
-    parser.add_argument("--web-workers", type=int, default=2,
-                        help="gunicorn processes per web server")
-    parser.add_argument("--poll", type=float, default=2.0, help="mean seconds between polls")
-    parser.add_argument("--double-every", type=int, default=20,
-                        help="every Nth POST of a player is sent twice at once")
-    parser.add_argument("--form-logins", type=int, default=5,
-                        help="players who log in with the login form (30/min/IP limit)")
-    parser.add_argument("--max-requests", type=int, default=60_000)
-    parser.add_argument("--max-seconds", type=float, default=900)
-    parser.add_argument("--seed", type=int, default=2026)
-    parser.add_argument("--leave", type=int, default=0,
-                        help="play each game on the server side until about this many actions "
-                        "are left for the players (0: they play it all)")
-    parser.add_argument("--heartbeats-now", action="store_true",
-                        help="queue the deadline sweep and the worker heartbeat at once, not "
-                        "only when beat does (a minute after it starts)")
-    parser.add_argument("--pg", default="postgres://postgres@127.0.0.1:5432",
-                        help="PostgreSQL server (loopback)")
-    parser.add_argument("--database", default=DATABASE,
-                        help="the database to drop and create (keltis_load or keltis_NAME_load)")
-    parser.add_argument("--ports", type=parse_ports, default=None,
-                        help="loopback ports for the services started, e.g. 7900-7999 "
-                        "(default: any free one)")
+    parser = command_line(
+        __doc__,
+        ("--players", 12, "simulated players, each a thread and a session"),
+        ("--games", 6, "games, both kinds, 2 to 4 players"),
+        ("--web", 1, "web servers, each with its own VAR_DIR (as on its own machine)"),
+        ("--workers", 1, "Celery workers, each with its own VAR_DIR"),
+        ("--spread", "alternate", "with several web servers: each request of a player to the "
+         "next one, or each player to one", {"choices": ("alternate", "stick")}),
+        ("--web-workers", 2, "gunicorn processes per web server"),
+        ("--poll", 2.0, "mean seconds between polls"),
+        ("--double-every", 20, "every Nth POST of a player is sent twice at once"),
+        ("--form-logins", 5, "players who log in with the login form (30/min/IP limit)"),
+        ("--max-requests", 60_000, "the request cap"),
+        ("--max-seconds", 900.0, "the time cap"),
+        ("--seed", 2026, "seed of the games and the players"),
+        ("--leave", 0, "actions left for the players in each game (0: all; the setup plays "
+         "the rest)"),
+        ("--heartbeats-now", False, "queue the deadline sweep and the worker heartbeat at "
+         "once, not a minute later when beat does"),
+        ("--pg", DEFAULT_PG, "PostgreSQL server (loopback)"),
+        ("--database", "keltis_load", "the database to drop and create (keltis_NAME_load)"),
+        ("--ports", None, "loopback ports for the services, e.g. 7900-7999 (default: any)",
+         {"type": parse_ports}),
+    )  # fmt: skip
     args = parse_args(parser, argv, TINY)
     if args.players < 4:
         parser.error("at least 4 players (a game has up to 4)")
@@ -184,21 +154,21 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("at least one web server and one worker")
     if args.ports is not None:
         use_ports(args.ports)
+    with dated("loadtest.py", argv, after=False):
+        return run(args)
 
-    started = time.perf_counter()
-    print("\n".join(header("bench/loadtest.py " + " ".join(argv or sys.argv[1:]))))
+
+def run(args: argparse.Namespace) -> int:
     logs = Path(tempfile.mkdtemp(prefix="keltis-load-"))
     print(f"logs and VAR_DIRs in {logs}")
     with ExitStack() as stack:
-        redis = PrivateRedis().start()
-        stack.callback(redis.stop)
-        smtp = SmtpCounter().start()
-        stack.callback(smtp.stop)
-        recreate_database(args.pg, args.database)
-        webs = [WebServer({}, logs / f"web{i + 1}.log", args.web_workers)
-                for i in range(args.web)]
+        redis = stack.enter_context(PrivateRedis())
+        smtp = stack.enter_context(SmtpCounter())
+        url = recreate_database(args.pg, args.database)
+        webs = [WebServer({}, logs / f"web{i + 1}.log", args.web_workers) for i in range(args.web)]
         env = site_env(
-            database_url=pg_url(args.pg, args.database), broker_url=redis.url(0),
+            database_url=url,
+            broker_url=redis.url(0),
             smtp_port=smtp.port,
             # one public address for every host (a load balancer's): links in emails and
             # their Message-IDs must not depend on the host that made them
@@ -219,22 +189,19 @@ def main(argv: list[str] | None = None) -> int:
             var_dirs[name].mkdir()
             return {**env, "VAR_DIR": str(var_dirs[name])}
 
-        use_env(host_env("bench"))  # this process too: it creates the players and the games
+        setup_django(host_env("bench"))  # this process too: it creates the players and the games
         manage(env, "migrate", "--noinput")
         manage(env, "collectstatic", "--noinput")  # DEBUG=False serves hashed names
         workers = [
-            CeleryWorker(f"load{i + 1}", host_env(f"worker{i + 1}"),
-                         logs / f"worker{i + 1}.log").start()
+            stack.enter_context(CeleryWorker(
+                f"load{i + 1}", host_env(f"worker{i + 1}"), logs / f"worker{i + 1}.log"
+            ))
             for i in range(args.workers)
-        ]
-        for worker in workers:
-            stack.callback(worker.stop)
-        beat = CeleryBeat(host_env("beat"), logs / "beat.log").start()
-        stack.callback(beat.stop)
+        ]  # fmt: skip
+        beat = stack.enter_context(CeleryBeat(host_env("beat"), logs / "beat.log"))
         for i, web in enumerate(webs):
             web.env = host_env(f"web{i + 1}")
-            web.start()
-            stack.callback(web.stop)
+            stack.enter_context(web)
         for worker in workers:
             wait_until(worker.ready, 60, f"the celery worker {worker.name}")
         wait_until(beat.ready, 60, "celery beat")
@@ -287,17 +254,15 @@ def main(argv: list[str] | None = None) -> int:
                     ledger.problem(f"{user.username}: the login form did not log in")
             else:
                 http.cookies.update(session_cookies(user))
-            players.append(
-                SimulatedPlayer(
-                    user.username, http, ledger, seed=args.seed * 1000 + i,
-                    poll_seconds=args.poll, double_every=args.double_every,
-                )
-            )
-        web_cpu = [process_tree_cpu(web.pid) for web in webs]
+            players.append(SimulatedPlayer(
+                user.username, http, ledger, seed=args.seed * 1000 + i, poll_seconds=args.poll,
+                double_every=args.double_every,
+            ))  # fmt: skip
+        web_cpu = [tree_cpu_ms(web.pid) / 1000 for web in webs]
         worker_cpu = [worker.cpu_seconds() for worker in workers]
         stats.started = time.monotonic()
         run_players(players, stats)
-        web_cpu = [process_tree_cpu(web.pid) - cpu for web, cpu in zip(webs, web_cpu, strict=True)]
+        web_cpu = [tree_cpu_ms(w.pid) / 1000 - cpu for w, cpu in zip(webs, web_cpu, strict=True)]
         reference.measure()
 
         outbox = drain_emails(60)
@@ -312,8 +277,9 @@ def main(argv: list[str] | None = None) -> int:
                     ledger.problem(f"{player.name}: the logout button did not log out")
                 for _ in urls:  # the next server each time: every one of them
                     if not copy.signed_out():
-                        ledger.problem(f"{player.name}: the session's cookie still logs in "
-                                       "after logging out")
+                        ledger.problem(
+                            f"{player.name}: the session's cookie still logs in after logging out"
+                        )
         time.sleep(1)  # a doubled email would arrive after the last row was marked sent
         worker_cpu = [w.cpu_seconds() - cpu for w, cpu in zip(workers, worker_cpu, strict=True)]
         problems = list(ledger.problems) + [f"unexpected answer: {u}" for u in stats.unexpected]
@@ -350,14 +316,20 @@ def main(argv: list[str] | None = None) -> int:
         print("\n".join(reference.lines()) + "  (before and after the run)")
         if len(webs) > 1:
             served = stats.servers()
-            print("requests per web server: " + ", ".join(
-                f"web{i + 1} {served[Server.of(web.url).host]} ({cpu:.0f} s CPU)"
-                for i, (web, cpu) in enumerate(zip(webs, web_cpu, strict=True))
-            ))
-        print("tasks per worker: " + ", ".join(
-            f"{w.name} {w.tasks_done()} ({cpu:.0f} s CPU)"
-            for w, cpu in zip(workers, worker_cpu, strict=True)
-        ))
+            print(
+                "requests per web server: "
+                + ", ".join(
+                    f"web{i + 1} {served[Server.of(web.url).host]} ({cpu:.0f} s CPU)"
+                    for i, (web, cpu) in enumerate(zip(webs, web_cpu, strict=True))
+                )
+            )
+        print(
+            "tasks per worker: "
+            + ", ".join(
+                f"{w.name} {w.tasks_done()} ({cpu:.0f} s CPU)"
+                for w, cpu in zip(workers, worker_cpu, strict=True)
+            )
+        )
         won = sum(1 for _, _, r in ledger.doubles if sorted(r) == ["made", "won"])
         print(
             f"actions accepted: {len(ledger.accepted)}; double submissions: "
@@ -367,20 +339,17 @@ def main(argv: list[str] | None = None) -> int:
             f"emails: outbox {outbox}, {smtp.count} arrived at the SMTP server, "
             f"{len(smtp.message_ids)} distinct Message-IDs"
         )
-        print("/healthz: " + ", ".join(
-            f"web{i + 1} {healths[url].get('status')}" for i, url in enumerate(urls)
-        ))
-        print("files written into the VAR_DIRs: " + ", ".join(
-            f"{name} {written or 'none'}" for name, written in files.items()
-        ))
-        print("\n".join(footer(started)))
-        if problems:
-            print(f"\nFAILED: {len(problems)} problems")
-            for problem in problems[:40]:
-                print(f"  {problem}")
-            return 1
-        print(f"\nok: all {len(game_ids)} games ended; every accepted action is one event")
-        return 0
+        print(
+            "/healthz: "
+            + ", ".join(f"web{i + 1} {healths[url].get('status')}" for i, url in enumerate(urls))
+        )
+        print(
+            "files written into the VAR_DIRs: "
+            + ", ".join(f"{name} {written or 'none'}" for name, written in files.items())
+        )
+        return verdict(
+            problems, f"\nok: all {len(game_ids)} games ended; every accepted action is one event"
+        )
 
 
 if __name__ == "__main__":

@@ -1,21 +1,7 @@
-"""How every benchmark that times requests takes its figures (issue 21), in one place.
-
-A figure taken on a shared machine depends on the hour: other processes take the cores, the
-disk's cache has been emptied, PostgreSQL runs with other settings. So each benchmark that
-reports request timings prints, with its figures:
-
-- the date, the load average before and after, the machine and PostgreSQL's settings that
-  matter (``header``, ``footer``, ``pg_settings``);
-- the serving process's CPU time per request, not only the wall time: read from
-  ``/proc/<pid>/stat`` (``process_cpu_ms``) before and after a batch of requests (the kernel
-  counts in clock ticks of 10 ms, so only a batch's sum divided by its size says something);
-- the median and p95 over at least five repeats, interleaved with the other measurements of
-  the run (page, action, reference, page, action, ...), so that a slow minute slows every
-  figure of that repeat instead of one figure of the run (``Series``);
-- a reference workload measured in the same repeats: a fixed pure-Python loop (CPU) and the
-  database floor, a ``SELECT 1`` round trip through Django's connection (``reference``), and
-  each figure's ratio to it. A slower hour shows as a slower reference, not as a regression.
-"""
+"""How every benchmark that times requests takes its figures (issue 21; docs/benchmarks.md
+says why): the serving process's CPU per request from /proc over a batch, median and p95 over
+interleaved repeats, a reference workload measured in the same repeats, and the run's date,
+load average, machine and PostgreSQL settings."""
 
 from __future__ import annotations
 
@@ -24,7 +10,8 @@ import platform
 import statistics
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -32,16 +19,9 @@ from typing import Any
 
 #: PostgreSQL's settings that change what a benchmark measures (printed with its figures)
 PG_SETTINGS = (
-    "server_version",
-    "autovacuum",
-    "shared_buffers",
-    "synchronous_commit",
-    "fsync",
-    "work_mem",
-    "full_page_writes",
-    "wal_level",
-    "jit",
-)
+    "server_version", "autovacuum", "shared_buffers", "synchronous_commit", "fsync", "work_mem",
+    "full_page_writes", "wal_level", "jit",
+)  # fmt: skip
 
 #: iterations of the reference loop: about 10 ms of CPU on this project's machine
 REFERENCE_LOOP = 20_000
@@ -74,7 +54,8 @@ def worker_pids(master: int) -> list[int]:
 
 
 def tree_cpu_ms(pid: int) -> float:
-    """CPU ms of a process and all its descendants, reaped ones included."""
+    """CPU ms of a process and all its descendants, the live ones and those reaped (gunicorn
+    replaces a worker after max_requests: its CPU moves into the master's cutime)."""
     own = process_cpu_ms(pid, children=True) or 0.0
     return own + sum(tree_cpu_ms(child) for child in worker_pids(pid))
 
@@ -248,17 +229,28 @@ def footer(started: float) -> list[str]:
     ]
 
 
-def pg_settings(cursor: Any) -> str:
-    """``SHOW`` of each of PG_SETTINGS, on one line (``cursor``: Django's or psycopg's)."""
+def django_pg_settings() -> str:
+    """``SHOW`` of each of PG_SETTINGS through Django's connection, on one line."""
+    from django.db import connection
+
     values = []
-    for name in PG_SETTINGS:
-        cursor.execute(f"SHOW {name}")
-        values.append(f"{name}={cursor.fetchone()[0]}")
+    with connection.cursor() as cur:
+        for name in PG_SETTINGS:
+            cur.execute(f"SHOW {name}")
+            values.append(f"{name}={cur.fetchone()[0]}")
     return "PostgreSQL: " + ", ".join(values)
 
 
-def django_pg_settings() -> str:
+@contextmanager
+def count_queries() -> Iterator[list[int]]:
+    """Count the queries Django sends (a wrapper: cheap enough to leave on while timing)."""
     from django.db import connection
 
-    with connection.cursor() as cur:
-        return pg_settings(cur)
+    box = [0]
+
+    def wrapper(execute: Callable[..., Any], sql: str, params: Any, many: bool, ctx: Any) -> Any:
+        box[0] += 1
+        return execute(sql, params, many, ctx)
+
+    with connection.execute_wrapper(wrapper):
+        yield box

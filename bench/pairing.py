@@ -1,16 +1,9 @@
 """Pairing benchmark, run by hand: ``python bench/pairing.py [--players N] [--rounds R] [--tiny]``.
 
-Prints the time to seat one Swiss round of N players (default 10,000) at 4-player tables
-after R earlier rounds (default 5) of realistic history: every earlier round was seated by
-``swiss_tables`` itself, played out with results drawn from the ratings (a noisy rating decides
-the places) and rated with ``multiplayer_elo``, so points, ratings and who met whom look like a
-real tournament. Also prints the hardest case for the search: the bottom players of the field
-have all met each other. Target: under 1 s for the 10,000-player round.
-
-Also prints a matchmaker pass over N waiting league members (``tournaments.matchmaking``, the
-pure part of ``tournaments.leagues.matchmaker_pass``). Target: under 1 s for 10,000 members.
-
-Each benchmark is a function returning printable lines, listed in ``BENCHES``.
+The time to seat one Swiss round of N players (default 10,000) at 4-player tables after R
+simulated rounds (seated by ``swiss_tables``, results drawn from the ratings, Elo rated), the
+same with the bottom players all having met (the search's worst case), and a matchmaker pass
+over N waiting league members (``tournaments.matchmaking``). Targets: under 1 s each.
 """
 
 from __future__ import annotations
@@ -27,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.common import footer, header, parse_args, reference_line
+from bench.common import command_line, dated, parse_args
 from tournaments.elo import k_factor, multiplayer_elo
 from tournaments.matchmaking import Candidate, match_tables
 from tournaments.pairing import SwissPlayer, swiss_tables
@@ -39,12 +32,9 @@ TINY = {"players": 40, "rounds": 2, "repeats": 1}
 
 
 def play_round(
-    tables: list[list[int]],
-    points: dict[int, float],
-    ratings: dict[int, float],
-    games: dict[int, int],
-    rng: random.Random,
-) -> None:
+    tables: list[list[int]], points: dict[int, float], ratings: dict[int, float],
+    games: dict[int, int], rng: random.Random,
+) -> None:  # fmt: skip
     """Play every table: places from a noisy rating, points = opponents beaten, Elo rated."""
     for table in tables:
         if len(table) == 1:  # a bye scores as a win
@@ -145,14 +135,11 @@ def bench_matchmaker(args: argparse.Namespace) -> list[str]:
             previous[member] = table
     members = [
         Candidate(
-            id=c.id,
-            rating=c.rating,
-            slots=rng.choice((1, 1, 2, 2, 3)),
-            previous=[previous[c.id]] if c.id in previous else [],
-            priority=c.priority,
+            id=c.id, rating=c.rating, slots=rng.choice((1, 1, 2, 2, 3)),
+            previous=[previous[c.id]] if c.id in previous else [], priority=c.priority,
         )
         for c in fresh
-    ]
+    ]  # fmt: skip
     times = []
     tables: list[list[int]] = []
     for _ in range(args.repeats):
@@ -190,26 +177,23 @@ BENCHES: dict[str, Callable[[argparse.Namespace], list[str]]] = {
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--players", type=int, default=10_000, help="players in the field")
-    parser.add_argument("--rounds", type=int, default=5, help="rounds played before")
-    parser.add_argument("--table-size", type=int, default=4, help="players a table")
-    parser.add_argument("--repeats", type=int, default=5, help="timed runs of each pairing")
-    parser.add_argument("--seed", type=int, default=2026, help="seed of the simulation")
-    parser.add_argument("--only", choices=sorted(BENCHES), action="append", help="run only these")
+    parser = command_line(
+        __doc__,
+        ("--players", 10_000, "players in the field"),
+        ("--rounds", 5, "rounds played before"),
+        ("--table-size", 4, "players a table"),
+        ("--repeats", 5, "timed runs of each pairing"),
+        ("--seed", 2026, "seed of the simulation"),
+        ("--only", None, "run only these", {"choices": sorted(BENCHES), "action": "append"}),
+    )
     args = parse_args(parser, argv, TINY)
-    started = time.perf_counter()
-    print("\n".join(header("bench/pairing.py " + " ".join(argv or sys.argv[1:]))))
-    print(f"python {sys.version.split()[0]}, one process (one core)")
-    for name, bench in BENCHES.items():
-        if args.only and name not in args.only:
-            continue
-        print(f"\n== {name}")
-        for line in bench(args):
-            print(line)
-    print()
-    print(reference_line())
-    print("\n".join(footer(started)))
+    with dated("pairing.py", argv):
+        print(f"python {sys.version.split()[0]}, one process (one core)")
+        for name, bench in BENCHES.items():
+            if not args.only or name in args.only:
+                print(f"\n== {name}")
+                print("\n".join(bench(args)))
+        print()
 
 
 if __name__ == "__main__":

@@ -1,33 +1,26 @@
-"""Simulated players for the HTTP load test (``bench/loadtest.py``) and its small version in the
-test suite (``tests/load/``): each plays its games through the site's own pages, as a browser.
-
-A player polls "my games", opens a game where it is its turn, reads the legal actions off the
-page's forms (CSRF token, action, the seq the page was drawn at), lets a bot choose one and
-POSTs it, then reads the answer's message: success, or "the game has moved on". Now and then it
-double-submits (two tabs POST the same form at once) to show exactly one of them wins and the
-other is told the move was made.
-
-``verify`` then checks the database against what the players saw: every accepted POST is
-exactly one event, each game's events are numbered 1..seq without a gap, replaying them gives
-the stored snapshot, every game has ended. The HTTP part needs no Django; the setup and the
-checks import it lazily, so this module loads before ``django.setup()``.
+"""Simulated players for the HTTP load test (bench/loadtest.py, tests/load/): each plays its
+games through the site's pages as a browser does (polls "my games", reads the action forms,
+lets a bot choose, POSTs, reads the answer), now and then submitting twice at once; ``verify``
+checks the database against what they were told. The HTTP part needs no Django; the setup and
+the checks import it lazily.
 """
 
 from __future__ import annotations
 
 import http.client
 import random
-import statistics
 import threading
 import time
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
 from bench.infra import loopback_address
+from bench.measure import median, p95
 
 MOVED_ON = "The game has moved on since this page was shown"
 #: the answer to a POST whose move was already made (its twin's, or its own first try)
@@ -37,7 +30,7 @@ MADE = "Your move was made."
 EXPECTED_STATUS = {
     "my games": 200, "game page": 200, "action": 303, "login page": 200, "login": 302,
     "logout": 302, "signed out": 302,
-}
+}  # fmt: skip
 
 
 class OutOfBudget(Exception):
@@ -110,16 +103,10 @@ class Stats:
             by_kind[sample.kind].append(sample.seconds * 1000)
         for kind, times in sorted(by_kind.items()):
             lines.append(
-                f"{kind:<12} {len(times):>7} {statistics.median(times):>10.1f} "
-                f"{percentile(times, 95):>8.1f} {max(times):>8.1f}"
+                f"{kind:<12} {len(times):>7} {median(times):>10.1f} "
+                f"{p95(times):>8.1f} {max(times):>8.1f}"
             )
         return lines
-
-
-def percentile(values: Sequence[float], pct: float) -> float:
-    ordered = sorted(values)
-    index = min(len(ordered) - 1, max(0, round(pct / 100 * len(ordered) + 0.5) - 1))
-    return ordered[index]
 
 
 # -- HTTP ------------------------------------------------------------------------------------------
@@ -145,21 +132,15 @@ class Server:
 
 
 class Http:
-    """One browser: its own cookies, one connection per request, loopback only.
-
-    Given several web servers (``base_url`` a list), its requests take them in turn, one
-    request each, starting at the ``first``: a load balancer that sends each request of a
-    session wherever it likes, so the session, the CSRF token, the messages and the rate
-    limits must hold across hosts.
-
-    Cookies are kept by hand (name -> value), whatever their Secure flag: the benchmark runs
-    the production settings (secure cookies) over plain http on loopback.
-    """
+    """One browser: its own cookies (kept whatever their Secure flag: production settings over
+    plain http), one connection per request, loopback only; with ``stats`` and a ``budget``
+    its requests are counted and capped. Given several web servers (``base_url`` a list), its
+    requests take them in turn from the ``first``, as a load balancer may send them."""
 
     def __init__(
-        self, base_url: str | Sequence[str], stats: Stats, budget: Budget,
-        cookies: dict[str, str] | None = None, *, first: int = 0,
-    ) -> None:
+        self, base_url: str | Sequence[str], stats: Stats | None = None,
+        budget: Budget | None = None, cookies: dict[str, str] | None = None, *, first: int = 0,
+    ) -> None:  # fmt: skip
         self.base_urls = [base_url] if isinstance(base_url, str) else list(base_url)
         self.servers = [Server.of(url) for url in self.base_urls]
         self.stats = stats
@@ -170,9 +151,7 @@ class Http:
     def clone(self, ahead: int = 0) -> Http:
         """A second tab of the same browser: same session, its own messages; its first request
         goes to the server ``ahead`` places after this tab's next one."""
-        return Http(
-            self.base_urls, self.stats, self.budget, self.cookies, first=self._turn + ahead
-        )
+        return Http(self.base_urls, self.stats, self.budget, self.cookies, first=self._turn + ahead)
 
     def at(self, base_url: str) -> Http:
         """The same browser (one cookie jar, shared) talking to another server only."""
@@ -192,7 +171,8 @@ class Http:
         return self._request("POST", path, kind, urlencode(form))
 
     def _request(self, method: str, path: str, kind: str, body: str | None = None) -> Response:
-        self.budget.take()
+        if self.budget is not None:
+            self.budget.take()
         server = self._server()
         headers = {"Host": server.host, "Connection": "close"}
         if self.cookies:
@@ -211,7 +191,8 @@ class Http:
             location = raw.headers.get("Location", "")
         finally:
             conn.close()
-        self.stats.add(Sample(kind, raw.status, seconds, server.host), text)
+        if self.stats is not None:
+            self.stats.add(Sample(kind, raw.status, seconds, server.host), text)
         return Response(raw.status, location, text)
 
     def _keep_cookie(self, header: str) -> None:
@@ -227,7 +208,8 @@ class Http:
         page = self.get("/accounts/login/", "login page")
         token = Forms.parse(page.body).csrf
         answer = self.post(
-            "/accounts/login/", "login",
+            "/accounts/login/",
+            "login",
             {"csrfmiddlewaretoken": token, "login": email, "password": password},
         )
         return answer.status == 302
@@ -241,7 +223,7 @@ class Http:
         return answer.status == 302
 
     def signed_out(self) -> bool:
-        """"My games" sends this browser to the login page (the next server's answer)."""
+        """ "My games" sends this browser to the login page (the next server's answer)."""
         answer = self.get("/games/mine/", "signed out")
         return answer.status == 302 and "/accounts/login/" in answer.location
 
@@ -388,7 +370,7 @@ class SimulatedPlayer(threading.Thread):
     def __init__(
         self, name: str, http: Http, ledger: Ledger, *, seed: int, poll_seconds: float,
         double_every: int,
-    ) -> None:
+    ) -> None:  # fmt: skip
         super().__init__(name=name, daemon=True)
         self.http = http
         self.ledger = ledger
@@ -440,10 +422,8 @@ class SimulatedPlayer(threading.Thread):
 
     def _post(self, http: Http, form: ActionForm) -> Response | None:
         """POST the form; the page it redirects to (None when it did not redirect)."""
-        answer = http.post(
-            form.url, "action",
-            {"csrfmiddlewaretoken": form.csrf, "action": form.action, "seq": str(form.seq)},
-        )
+        fields = {"csrfmiddlewaretoken": form.csrf, "action": form.action, "seq": str(form.seq)}
+        answer = http.post(form.url, "action", fields)
         if answer.status != 303 or not answer.location:
             return None
         return http.get(answer.location, "game page")
@@ -551,13 +531,25 @@ def create_games(
     for kind, player_count in tables:
         seated = rng.sample(list(users), player_count)
         game = game_create(
-            creator=seated[0], kind=kind, player_count=player_count,
-            days_per_move=days_per_move,
+            creator=seated[0], kind=kind, player_count=player_count, days_per_move=days_per_move
         )
         for user in seated[1:]:
             game_join(game_id=game.pk, user=user)
         game_ids.append(game.pk)
     return game_ids
+
+
+@contextmanager
+def no_tasks() -> Iterator[None]:
+    """No task queued by the services meanwhile (their after-commit hooks set aside)."""
+    from games import services
+
+    saved = list(services.AFTER_COMMIT_HOOKS)
+    services.AFTER_COMMIT_HOOKS.clear()
+    try:
+        yield
+    finally:
+        services.AFTER_COMMIT_HOOKS[:] = saved
 
 
 def advance(game_id: int, *, leave: int, seed: int) -> int:
@@ -584,24 +576,83 @@ def advance(game_id: int, *, leave: int, seed: int) -> int:
         while engine.to_move == seat and (step := services.only_step(engine)) is not None:
             engine.apply(step, player=seat)
             planned.append((seat, step, True))
-    saved = list(services.AFTER_COMMIT_HOOKS)
-    services.AFTER_COMMIT_HOOKS.clear()
-    try:
-        with transaction.atomic():  # one commit, not one per action: the setup is faster
-            for offset, (seat, action, automatic) in enumerate(
-                planned[: max(0, len(planned) - leave)]
-            ):
-                if not automatic:  # else the action before already took it
-                    services.action_submit(
-                        game_id=game_id, seat=seat, action=action, expected_seq=game.seq + offset
-                    )
-            Notification.objects.filter(
-                game_id=game_id, status=NotificationStatus.QUEUED
-            ).update(status=NotificationStatus.SKIPPED)
-    finally:
-        services.AFTER_COMMIT_HOOKS[:] = saved
+    # one commit, not one per action: the setup is faster
+    with no_tasks(), transaction.atomic():
+        for offset, (seat, action, automatic) in enumerate(planned[: max(0, len(planned) - leave)]):
+            if not automatic:  # else the action before already took it
+                services.action_submit(
+                    game_id=game_id, seat=seat, action=action, expected_seq=game.seq + offset
+                )
+        Notification.objects.filter(game_id=game_id, status=NotificationStatus.QUEUED).update(
+            status=NotificationStatus.SKIPPED
+        )
     game.refresh_from_db()
     return game.seq
+
+
+def four_player_games(
+    games: int, prefix: str, *, finish: bool, turns: int = 0, batch: int = 1
+) -> list[int]:
+    """``games`` 4-player games (both kinds in turn) of fresh players, started through the
+    services with no task queued, ``batch`` a transaction; then decided (``finish``: a season's
+    close, ``game_finish_early``) or ``turns`` turns of random moves in. Their ids."""
+    from django.contrib.auth.hashers import make_password
+    from django.db import transaction
+    from django.utils import timezone
+
+    from accounts.models import User
+    from games import services, state
+    from games.engine.bots import RandomBot
+    from games.models import Game, GameStatus
+
+    users = User.objects.bulk_create(
+        User(
+            username=f"{prefix}{i:05d}", email=f"{prefix}{i:05d}@example.test",
+            display_name=f"{prefix.title()} {i}", password=make_password(None),
+        )
+        for i in range(games * 4)
+    )  # fmt: skip
+    ids: list[int] = []
+    with no_tasks():  # the benchmark queues the sending itself, timed
+        for first in range(0, games, batch):
+            with transaction.atomic():
+                for g in range(first, min(first + batch, games)):
+                    table = users[g * 4 : (g + 1) * 4]
+                    game = services.game_create(
+                        creator=table[0], kind=("keltis", "keltis-cards")[g % 2], player_count=4
+                    )
+                    for user in table[1:]:
+                        services.game_join(game_id=game.pk, user=user)
+                    game = Game.objects.select_for_update().get(pk=game.pk)
+                    if finish:
+                        services.game_finish_early(game, state.engine_state(game), timezone.now())
+                    bot = RandomBot(game.pk)
+                    for _ in range(turns):  # whole turns: events to list, cards drawn
+                        seat = game.to_move
+                        while game.status == GameStatus.RUNNING and game.to_move == seat:
+                            services.action_submit(
+                                game_id=game.pk, seat=seat, expected_seq=game.seq,
+                                action=bot.choose(state.engine_state(game)), user=table[seat],
+                            )  # fmt: skip
+                            game = Game.objects.get(pk=game.pk)
+                    ids.append(game.pk)
+            if len(ids) % 500 == 0:
+                print(f"  {len(ids)} games", flush=True)
+    return ids
+
+
+def requeue(rows: Any) -> int:
+    """Put the outbox ``rows`` (a queryset) back in the queue, as never tried; how many."""
+    from django.utils import timezone
+
+    from notifications.models import NotificationStatus
+
+    return int(
+        rows.update(
+            status=NotificationStatus.QUEUED, attempts=0, sent_at=None,
+            next_attempt_at=timezone.now(), last_error="",
+        )
+    )  # fmt: skip
 
 
 # -- the checks (Django) ---------------------------------------------------------------------------
@@ -630,9 +681,7 @@ def verify(
     for game in Game.objects.filter(pk__in=game_ids).order_by("pk"):
         if game.status != GameStatus.FINISHED:
             problems.append(f"game {game.pk} did not end ({game.status}, seq {game.seq})")
-        players = dict(
-            Seat.objects.filter(game=game).values_list("index", "user__username")
-        )
+        players = dict(Seat.objects.filter(game=game).values_list("index", "user__username"))
         events = list(
             Event.objects.filter(game=game).order_by("seq").values_list("seq", "seat", "action")
         )
@@ -646,9 +695,7 @@ def verify(
         previous_seat = None
         for seq, seat, action in events:
             items = accepted.get((game.pk, seq - 1), [])
-            automatic = (
-                not items and seat == previous_seat and services.only_step(replay) == action
-            )
+            automatic = not items and seat == previous_seat and services.only_step(replay) == action
             mismatch = len(items) != 1 or (items[0].action, items[0].player) != (
                 action, players[seat],
             )  # fmt: skip

@@ -1,19 +1,11 @@
 """Where an action POST's CPU goes, run by hand: ``python bench/profile_action.py [--db URL]
 [--posts 60] [--sort tottime|cumulative] [--lines 40] [--http] [--tiny]``.
 
-On a database bench/scale.py filled (default ``keltis_bench``; ``--db``, ``--broker`` and
-``--cache`` as there), the seat to move of random running games POSTs the greedy bot's action
-through Django's test client, DEBUG off, its after-response work (Celery, live pages) included.
-It prints the queries of one POST, the CPU per POST without the profiler (median) beside the
-reference loop (bench/measure.py), then cProfile's table over the other POSTs, timed on the
-process's CPU clock (so waiting on PostgreSQL or Redis is not counted), and the share of CPU
-per package. This is how issue 21's action work was found: ORM compilation, a Redis client
-built per cache call, the live update's three queries.
-
-``--http``: the same POSTs through gunicorn (one sync worker, bench/gunicorn_profile.py: the
-production settings with cProfile around each POST in the worker), each after its game page's
-GET as a browser sends it (its session, its CSRF token, its messages cookie): the worker's CPU
-per POST from /proc, then the worker's profile. This is what bench/scale.py measures over HTTP.
+On bench/scale.py's filled database (``--db``, ``--broker``, ``--cache`` as there): the queries
+of one POST through Django's test client, the CPU per POST without the profiler beside the
+reference loop, then cProfile's table on the CPU clock and the share of CPU per package.
+``--http``: the same POSTs through gunicorn (bench/gunicorn_profile.py: cProfile around each
+POST in the worker), each after its page's GET, with the worker's CPU per POST from /proc.
 """
 
 from __future__ import annotations
@@ -36,25 +28,29 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import scale
 
-from bench.common import parse_args
-from bench.measure import header, python_loop
+from bench.common import command_line, dated, parse_args
+from bench.measure import python_loop
 
 #: ``--tiny``: a few POSTs (tests/bench/)
 TINY = {"posts": 3, "lines": 10}
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--db", default=scale.DEFAULT_DB)
-    parser.add_argument("--broker", default=scale.DEFAULT_BROKER)
-    parser.add_argument("--cache", default=scale.DEFAULT_CACHE)
-    parser.add_argument("--posts", type=int, default=60)
-    parser.add_argument("--sort", default="tottime", choices=("tottime", "cumulative"))
-    parser.add_argument("--lines", type=int, default=40)
-    parser.add_argument("--seed", type=int, default=5)
-    parser.add_argument("--http", action="store_true", help="profile in a gunicorn worker")
+    parser = command_line(
+        __doc__,
+        *scale.SERVICES,
+        ("--posts", 60, "POSTs profiled"),
+        ("--sort", "tottime", "the table's order", {"choices": ("tottime", "cumulative")}),
+        ("--lines", 40, "the table's lines"),
+        ("--seed", 5, "seed of the games drawn"),
+        ("--http", False, "profile in a gunicorn worker"),
+    )
     args = parse_args(parser, argv, TINY)
-    print("\n".join(header("bench/profile_action.py " + " ".join(argv or sys.argv[1:]))))
+    with dated("profile_action.py", argv, after=False):
+        run(args)
+
+
+def run(args: argparse.Namespace) -> None:
     scale.configure_django(args.db, args.broker, args.cache)
     logging.disable(logging.INFO)  # the "action applied" lines: counted, not printed
     from django.db import connection
@@ -106,20 +102,17 @@ def main(argv: list[str] | None = None) -> None:
 def http_profile(args: argparse.Namespace) -> str:
     """POST the page's form of ``args.posts`` random turns through a profiling gunicorn
     worker (after their page's GET, not profiled); the file of the worker's profile."""
-    turns = scale.turns(scale.running_ids(random.Random(args.seed), args.posts + 10))
-    for turn in turns:
-        turn.cookies = {"sessionid": scale.login_cookie(turn.user)}
+    turns = scale.turns(scale.running_ids(random.Random(args.seed), args.posts + 10), True)
     out = scale.LOG_DIR / "profile_action.prof"
     out.unlink(missing_ok=True)
     os.environ["PROFILE_OUT"] = str(out)
     with scale.http_server(config="bench/gunicorn_profile.py") as server:
-        browser = scale.Browser(server.port)
+        browser = scale.browser(server)
         warm, timed = turns[:10], turns[10:]
         scale.pages_http(browser, warm)
         scale.actions_http(browser, warm)
         scale.pages_http(browser, timed)
         _, cpu = scale.server_batch(server, lambda: scale.actions_http(browser, timed))
-        browser.close()
         master = server.master
     while scale.worker_pids(master) or not out.exists():  # the worker writes it as it exits
         time.sleep(0.1)

@@ -1,65 +1,29 @@
 """Scale benchmark, run by hand: ``python bench/scale.py [--db URL] [--only PIECES] [--refill]
-[--tiny]`` (``--tiny``: 2,000 games from 30 trajectories, one repeat of two requests a kind).
+[--games N] [--trajectories N] [--tiny]`` (docs/benchmarks.md: the fill, the figures, targets).
 
-Fills a dedicated PostgreSQL database (default ``keltis_bench``, created and migrated here) with
-100,000 games: 50,000 running at every stage, 48,000 finished, 1,000 cancelled and 1,000
-waiting for players, 2-4 players, both games, with their users, seats, events and snapshots.
-A few thousand game trajectories are played by the engine's greedy bots (same seed, same
-events) and each game is a real copy of a prefix of one: its own id, players and times, and
-the snapshot of that position, loaded with COPY in one transaction. Exactly 1% of the running
-games (500) are overdue when the fill ends. The fill is skipped when the database holds one
-with the same parameters; ``--refill`` drops the database and fills it again.
-
-Then measures with DEBUG off, as bench/measure.py says every benchmark of requests does: in
-``--repeats`` interleaved repeats (5 by default, one more first to warm up, not counted), each
-of ``--batch`` requests a kind on random running games:
-
-- the reference: a fixed pure-Python loop (CPU), ``SELECT 1`` through Django's connection and
-  the write floor (``Floor``: a bare INSERT + UPDATE + COMMIT on tables like the event and
-  snapshot tables, plain psycopg);
-- ``page``: the game page of the seat to move through Django's test client (this process's
-  CPU per request);
-- ``action``: ``action_submit`` of the greedy bot's choice in this process;
-- the same over HTTP, through the production server on loopback (gunicorn with the project's
-  config, one sync worker): the game page GET, then the POST of that page's form with its
-  session and CSRF token; the worker's CPU per request is read from /proc over each batch.
-
-Each figure gets its wall median and p95 over all requests, its CPU per request (median and
-p95 over the repeats) and its ratios to the reference of the same repeats. Then ``sweep``: the
-deadline sweep beat runs (``games.tasks.sweep_deadlines``) with 0, 0.1% and 1% of the running
-games due, on a clock moved to just before anything else is due, with the EXPLAIN of its two
-queries. The run starts with the date, the machine, the load average and PostgreSQL's settings
-and ends with the load average again.
-
-Targets (issue 21): the action at most 4 ms of the serving process's CPU (median) and p95 under
-10 ms over HTTP; the game page at most 8 ms of CPU and p95 under 20 ms; the sweep's cost in
-proportion to the games due (not to all games). ``--games 5000 --trajectories 300`` fills in
-half a minute and measures in about one (docs/benchmarks.md).
+Fills a PostgreSQL database (default ``keltis_bench``) with 100,000 games at every stage, made
+by COPY from a few thousand trajectories the greedy bots played (1% of the running games
+overdue); the fill is kept for the next run with the same parameters. Then, DEBUG off, in
+interleaved repeats (bench/measure.py): the reference and the write floor, the game page and
+the action in process and over HTTP (gunicorn, one sync worker: its CPU from /proc), and the
+deadline sweep with 0, 0.1% and 1% of the running games due, with its EXPLAIN.
 """
 
 from __future__ import annotations
 
 import argparse
 import hashlib
-import html
-import http.client
 import json
 import multiprocessing
 import os
 import pickle
 import random
-import re
-import socket
-import statistics
-import subprocess
 import sys
 import time
-import urllib.parse
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime, timedelta
-from http.cookies import SimpleCookie
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -67,18 +31,28 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.common import parse_args  # noqa: E402
-from bench.measure import (  # noqa: E402  (bench/ is on the path above)
+from bench.common import (  # noqa: E402  (bench/ is on the path above)
+    command_line,
+    create_database,
+    database_exists,
+    dated,
+    markdown_table,
+    parse_args,
+    production_env,
+    setup_django,
+)
+from bench.infra import free_port, serve, stop_process  # noqa: E402
+from bench.measure import (  # noqa: E402
     Reference,
     Series,
+    count_queries,
     django_pg_settings,
-    footer,
-    header,
     median,
     p95,
     process_cpu_ms,
     worker_pids,
 )
+from bench.players import Forms, Http, session_cookies  # noqa: E402
 from games.engine import GAMES  # noqa: E402  (the engine needs no Django)
 from games.engine.bots import GreedyBot  # noqa: E402
 from games.event_chain import genesis_hash  # noqa: E402
@@ -86,15 +60,21 @@ from games.event_chain import genesis_hash  # noqa: E402
 DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/keltis_bench"
 DEFAULT_BROKER = "redis://127.0.0.1:6379/13"
 DEFAULT_CACHE = "rediscache://127.0.0.1:6379/14"
+#: the services' options (bench/profile_action.py and bench/ab_action.py take them too)
+SERVICES = (
+    ("--db", DEFAULT_DB, "the bench database"),
+    ("--broker", DEFAULT_BROKER, "Celery broker the actions queue their tasks on"),
+    ("--cache", DEFAULT_CACHE, "the site's cache: sessions, rate limits"),
+)
 #: "floor" is measured with the requests (each repeat's reference): it is kept as a name
 PIECES = ("fill", "floor", "action", "page", "sweep")
 
-#: issue 21's goals: the action's and the page's CPU per request (median) in the serving
-#: process, and their p95 over HTTP
-TARGET_ACTION_CPU_MS = 4.0
-TARGET_ACTION_P95_MS = 10.0
-TARGET_PAGE_CPU_MS = 8.0
-TARGET_PAGE_P95_MS = 20.0
+#: issue 21's goals by series: the serving process's CPU per request (median) and, over
+#: HTTP, the wall p95, in ms
+TARGETS = {
+    "page": (8.0, None), "action": (4.0, None), "page_http": (8.0, 20.0),
+    "action_http": (4.0, 10.0),
+}  # fmt: skip
 #: the sweep with nothing due must cost less than this share of the sweep with 1% due
 TARGET_SWEEP_IDLE_SHARE = 0.01
 #: and the cost per due game at 1% must stay within this factor of the cost at 0.1%
@@ -110,68 +90,24 @@ TINY = {
 
 # -- configuration --------------------------------------------------------------------------------
 def configure_django(db_url: str, broker_url: str, cache_url: str = DEFAULT_CACHE) -> None:
-    """Production-like settings (DEBUG off, Redis broker) for this process and the server it
-    starts (bench/scale_settings.py on PYTHONPATH); ``.env`` files are ignored so that the
-    figures do not depend on a local one."""
-    os.environ.update(
-        {
-            "DJANGO_SETTINGS_MODULE": "scale_settings",  # bench/scale_settings.py
-            "PYTHONPATH": os.pathsep.join(
-                p for p in (str(ROOT / "bench"), os.environ.get("PYTHONPATH")) if p
-            ),
-            "ENV_FILE": str(LOG_DIR / "no.env"),
-            "DATABASE_URL": db_url,
-            "CELERY_BROKER_URL": broker_url,
-            "CACHE_URL": cache_url,  # Redis, as in production: sessions, rate limits
-            "DEBUG": "False",
-            "SECRET_KEY": "bench-scale-not-secret",
-            "ALLOWED_HOSTS": "127.0.0.1,localhost,testserver",
-            "SECURE_SSL_REDIRECT": "False",
-        }
-    )
-    import django
-
-    django.setup()
-
-
-def admin_url(db_url: str) -> tuple[str, str]:
-    """The URL of the server's ``postgres`` database, and the name of the bench database."""
-    parts = urllib.parse.urlsplit(db_url)
-    name = parts.path.lstrip("/")
-    return urllib.parse.urlunsplit(parts._replace(path="/postgres")), name
+    """Production settings (DEBUG off, Redis broker and cache) for this process and the server
+    it starts (bench/scale_settings.py on PYTHONPATH: the static files collected apart)."""
+    path = os.pathsep.join(p for p in (str(ROOT / "bench"), os.environ.get("PYTHONPATH")) if p)
+    setup_django(
+        production_env(
+            DJANGO_SETTINGS_MODULE="scale_settings", PYTHONPATH=path, DATABASE_URL=db_url,
+            CELERY_BROKER_URL=broker_url, CACHE_URL=cache_url,
+        )
+    )  # fmt: skip
 
 
 def ensure_database(db_url: str, refill: bool) -> None:
-    """Create the bench database if missing; with ``refill`` drop it first (only a database
-    whose name says it is a benchmark's)."""
-    import psycopg
-
-    url, name = admin_url(db_url)
-    with psycopg.connect(url, autocommit=True) as conn:
-        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone()
-        if exists and refill:
-            if "bench" not in name:
-                raise SystemExit(f"refusing to drop {name!r}: not a benchmark database")
-            print(f"dropping database {name}")
-            conn.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
-            exists = None
-        if not exists:
-            print(f"creating database {name}")
-            conn.execute(f'CREATE DATABASE "{name}"')
-
-
-def migrate() -> None:
-    from django.core.management import call_command
-
-    call_command("migrate", verbosity=0, interactive=False)
-
-
-def collect_static() -> None:
-    """What a deploy runs: with DEBUG off the pages name the hashed files of its manifest
-    (collected into var/bench/static, see bench/scale_settings.py)."""
-    from django.core.management import call_command
-
-    call_command("collectstatic", verbosity=0, interactive=False)
+    """Create the bench database if missing; with ``refill`` drop it first."""
+    server, _, name = db_url.rpartition("/")
+    if refill and database_exists(server, name):
+        print(f"dropping database {name}")
+    if create_database(server, name, drop=refill):
+        print(f"creating database {name}")
 
 
 # -- trajectories: games played by the bots, reused by many game ids ------------------------------
@@ -230,17 +166,9 @@ def simulate(spec: tuple[str, int, int, int]) -> Trajectory:
         if i < len(actions):
             replayed.apply(actions[i], player=seats[i])
     return Trajectory(
-        kind=kind,
-        players=players,
-        options_json=json.dumps(options),
-        setup_json=json.dumps(setup),
-        actions=actions,
-        seats=seats,
-        to_move=to_move,
-        turn_seq=turn_seq,
-        snapshots=snapshots,
-        scores=game.scores(),
-    )
+        kind, players, json.dumps(options), json.dumps(setup), actions, seats, to_move, turn_seq,
+        snapshots, game.scores(),
+    )  # fmt: skip
 
 
 # -- the fill ------------------------------------------------------------------------------------
@@ -258,19 +186,6 @@ class FillPlan:
     @property
     def running(self) -> int:
         return self.games // 2
-
-    @property
-    def cancelled(self) -> int:
-        return self.games // 100
-
-    @property
-    def waiting(self) -> int:
-        return self.games // 100
-
-    @property
-    def overdue(self) -> int:
-        """Running games whose deadline has passed when the fill ends: 1%."""
-        return self.running // 100
 
     @property
     def users(self) -> int:
@@ -303,12 +218,8 @@ class GamePlan:
 
 
 def simulate_all(plan: FillPlan) -> list[Trajectory]:
-    """The trajectories, on every core, or from the cache a previous fill left in var/bench/
-    (keyed by the plan and the engine's source, so a changed engine plays them again).
-
-    Nine in ten are of the board game: its greedy bot plays a game in ~15 ms, the card game's
-    in ~0.3 s; each player count gets a third of each kind.
-    """
+    """The trajectories (nine in ten of the board game, whose bots play faster), on every
+    core, or from the cache a fill with the same plan and engine source left in var/bench/."""
     engine = hashlib.sha256()
     for path in sorted((ROOT / "games" / "engine").glob("*.py")):
         engine.update(path.read_bytes())
@@ -341,15 +252,14 @@ def plan_games(plan: FillPlan, trajs: list[Trajectory], now: datetime) -> list[G
     by_shape: dict[tuple[str, int], list[int]] = {}
     for i, t in enumerate(trajs):
         by_shape.setdefault((t.kind, t.players), []).append(i)
-    statuses = (
-        [GameStatus.RUNNING] * plan.running
-        + [GameStatus.CANCELLED] * plan.cancelled
-        + [GameStatus.OPEN] * plan.waiting
-    )
+    # half running, 1% cancelled, 1% waiting for players, the rest finished
+    statuses = [GameStatus.RUNNING] * plan.running
+    hundredth = plan.games // 100
+    statuses += [GameStatus.CANCELLED] * hundredth + [GameStatus.OPEN] * hundredth
     statuses += [GameStatus.FINISHED] * (plan.games - len(statuses))
     rng.shuffle(statuses)
     running_ids = [i for i, s in enumerate(statuses) if s == GameStatus.RUNNING]
-    overdue = set(rng.sample(running_ids, plan.overdue))
+    overdue = set(rng.sample(running_ids, plan.running // 100))  # the sweep missed them
     games = []
     for index, status in enumerate(statuses):
         kind = rng.choice(("keltis", "keltis-cards"))
@@ -357,16 +267,8 @@ def plan_games(plan: FillPlan, trajs: list[Trajectory], now: datetime) -> list[G
         traj_index = rng.choice(by_shape[(kind, players)])
         traj = trajs[traj_index]
         days = rng.choices(DAYS_PER_MOVE, DAYS_WEIGHTS)[0]
-        game = GamePlan(
-            id=index + 1,
-            traj=traj_index,
-            status=status,
-            seq=0,
-            users=rng.sample(range(1, plan.users + 1), players),
-            days=days,
-            created_at=now,
-            seat_count=players,
-        )
+        users = rng.sample(range(1, plan.users + 1), players)
+        game = GamePlan(index + 1, traj_index, status, 0, users, days, now, seat_count=players)
         move_gap = timedelta(hours=rng.uniform(0.5, 6))
         if status == GameStatus.RUNNING:
             game.seq = rng.choice(traj.checkpoints)
@@ -423,15 +325,16 @@ EVENT_TYPES = (
     "int8", "int8", "int4", "int2", "varchar", "timestamptz", "varchar", "varchar", "varchar",
     "varchar",
 )  # fmt: skip
-#: the model of each table the fill writes raw rows to, and the columns it writes
+#: each table the fill writes raw rows to: its model, and the columns it writes
 COLUMNS = {
-    "accounts.User": USER_COLUMNS,
-    "games.Game": GAME_COLUMNS,
-    "games.Seat": SEAT_COLUMNS,
-    "games.Snapshot": SNAPSHOT_COLUMNS,
-    "games.Event": EVENT_COLUMNS,
+    "accounts_user": ("accounts.User", USER_COLUMNS),
+    "games_game": ("games.Game", GAME_COLUMNS),
+    "games_seat": ("games.Seat", SEAT_COLUMNS),
+    "games_snapshot": ("games.Snapshot", SNAPSHOT_COLUMNS),
+    "games_event": ("games.Event", EVENT_COLUMNS),
 }
-LOADED_TABLES = ("accounts_user", "games_game", "games_seat", "games_snapshot", "games_event")
+COPY_TYPES = {"games_event": EVENT_TYPES}
+LOADED_TABLES = tuple(COLUMNS)
 
 
 def column_problems() -> list[str]:
@@ -442,7 +345,7 @@ def column_problems() -> list[str]:
     from django.apps import apps
 
     problems = []
-    for label, columns in COLUMNS.items():
+    for label, columns in COLUMNS.values():
         meta = apps.get_model(label)._meta
         fields = {f.column: f for f in meta.concrete_fields}
         problems += [f"{meta.db_table}.{c}: no such column" for c in columns if c not in fields]
@@ -497,9 +400,7 @@ def seat_rows(first_id: int, game: GamePlan, traj: Trajectory) -> list[tuple[Any
     return rows
 
 
-def event_rows(
-    first_id: int, game: GamePlan, traj: Trajectory, keys: Any
-) -> list[tuple[Any, ...]]:
+def event_rows(first_id: int, game: GamePlan, traj: Trajectory, keys: Any) -> list[tuple[Any, ...]]:
     """The event rows of one game, in order: the first ``game.seq`` actions of its trajectory,
     spread from its start to its last move (the actions of the turn under way a minute apart),
     each signed as the model signs it (``keys``: games.event_chain.current_keys()).
@@ -513,15 +414,10 @@ def event_rows(
     turn_seq = traj.turn_seq[game.seq] if game.status == "running" else game.seq
     span = game.last_event_at - game.started_at
     # the hash chain the model would write (games.event_chain), from the game's genesis
-    prev = genesis_hash(
-        SimpleNamespace(
-            pk=game.id,
-            kind=traj.kind,
-            player_count=traj.players,
-            options=json.loads(traj.options_json),
-            setup=json.loads(traj.setup_json),
-        )
-    )
+    prev = genesis_hash(SimpleNamespace(
+        pk=game.id, kind=traj.kind, player_count=traj.players,
+        options=json.loads(traj.options_json), setup=json.loads(traj.setup_json),
+    ))  # fmt: skip
     rows = []
     for seq in range(1, game.seq + 1):
         if seq <= turn_seq:
@@ -530,14 +426,9 @@ def event_rows(
             at = game.last_event_at + timedelta(minutes=seq - turn_seq)
         seat, action = traj.seats[seq - 1], traj.actions[seq - 1]
         key_id, digest = keys.sign(
-            game_id=game.id,
-            seq=seq,
-            seat=seat,
-            action=action,
-            source="player",
-            created_at=at,
+            game_id=game.id, seq=seq, seat=seat, action=action, source="player", created_at=at,
             prev_hash=prev,
-        )
+        )  # fmt: skip
         rows.append(
             (first_id + seq - 1, game.id, seq, seat, action, at, "player", prev, digest, key_id)
         )
@@ -545,18 +436,13 @@ def event_rows(
     return rows
 
 
-def copy_rows(
-    cur: Any,
-    table: str,
-    columns: Sequence[str],
-    rows: Iterable[tuple[Any, ...]],
-    types: Sequence[str] | None = None,
-) -> int:
-    """COPY the rows in: as text, or in binary with the columns' ``types``. FREEZE: the table
-    was truncated in this transaction, so the rows are written frozen and visible to
-    index-only scans without a vacuum."""
+def copy_rows(cur: Any, table: str, rows: Iterable[tuple[Any, ...]]) -> int:
+    """COPY the rows in (in binary for the table with ``COPY_TYPES``). FREEZE: the table was
+    truncated in this transaction, so the rows are written frozen and visible to index-only
+    scans without a vacuum."""
     count = 0
-    cols = ", ".join(f'"{c}"' for c in columns)
+    types = COPY_TYPES.get(table)
+    cols = ", ".join(f'"{c}"' for c in COLUMNS[table][1])
     options = "FORMAT BINARY, FREEZE" if types else "FREEZE"
     with cur.copy(f"COPY {table} ({cols}) FROM STDIN WITH ({options})") as copy:
         if types:
@@ -631,31 +517,27 @@ def fill(db_url: str, plan: FillPlan) -> dict[str, Any]:
         cur.execute(f"DROP TABLE IF EXISTS {MARKER}")
         cur.execute(f"TRUNCATE {', '.join(LOADED_TABLES)} CASCADE")
 
-        def load(
-            table: str,
-            columns: Sequence[str],
-            rows: Iterable[tuple[Any, ...]],
-            types: Sequence[str] | None = None,
-        ) -> None:
-            mark = time.perf_counter()
-            counts[table] = copy_rows(cur, table, columns, rows, types)
-            print(f"  COPY {table}: {counts[table]:,} rows in {time.perf_counter() - mark:.1f} s")
+        from games.event_chain import current_keys
 
+        keys = current_keys()
+        loads = {
+            "accounts_user": user_rows(plan, now),
+            "games_game": (game_row(g, trajs[g.traj]) for g in games),
+            "games_seat": numbered(games, trajs, seat_rows),
+            "games_snapshot": (
+                (g.id, g.seq, trajs[g.traj].snapshots[g.seq])
+                for g in games if g.status in ("running", "finished")
+            ),
+            "games_event": numbered(games, trajs, lambda *a: event_rows(*a, keys)),
+        }  # fmt: skip
         with without_constraints(cur, LOADED_TABLES):
             mark = time.perf_counter()
-            load("accounts_user", USER_COLUMNS, user_rows(plan, now))
-            load("games_game", GAME_COLUMNS, (game_row(g, trajs[g.traj]) for g in games))
-            load("games_seat", SEAT_COLUMNS, _seats(games, trajs))
-            load(
-                "games_snapshot",
-                SNAPSHOT_COLUMNS,
-                (
-                    (g.id, g.seq, trajs[g.traj].snapshots[g.seq])
-                    for g in games
-                    if g.status in ("running", "finished")
-                ),
-            )
-            load("games_event", EVENT_COLUMNS, _events(games, trajs), EVENT_TYPES)
+            for table, rows in loads.items():
+                began = time.perf_counter()
+                counts[table] = copy_rows(cur, table, rows)
+                print(
+                    f"  COPY {table}: {counts[table]:,} rows in {time.perf_counter() - began:.1f} s"
+                )
             stages["copy"] = time.perf_counter() - mark
             mark = time.perf_counter()
         stages["indexes and constraints"] = time.perf_counter() - mark
@@ -671,13 +553,9 @@ def fill(db_url: str, plan: FillPlan) -> dict[str, Any]:
                 f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), "
                 f"(SELECT max(id) FROM {table}))"
             )
-        info = {
-            "plan": asdict(plan),
-            "now": now.isoformat(),
-            "filled_at": datetime.now(UTC).isoformat(timespec="seconds"),
-            "counts": counts,
-            "stages": stages,
-        }
+        filled_at = datetime.now(UTC).isoformat(timespec="seconds")
+        info = {"plan": asdict(plan), "now": now.isoformat(), "filled_at": filled_at}
+        info |= {"counts": counts, "stages": stages}
         cur.execute(f"CREATE TABLE {MARKER} (info jsonb NOT NULL)")
         cur.execute(f"INSERT INTO {MARKER} VALUES (%s)", [Jsonb(info)])
         conn.commit()
@@ -692,38 +570,15 @@ def fill(db_url: str, plan: FillPlan) -> dict[str, Any]:
     return info
 
 
-def _seats(games: list[GamePlan], trajs: list[Trajectory]) -> Iterator[tuple[Any, ...]]:
+def numbered(
+    games: list[GamePlan], trajs: list[Trajectory], make: Callable[..., list[tuple[Any, ...]]]
+) -> Iterator[tuple[Any, ...]]:
+    """The rows ``make(first_id, game, trajectory)`` of every game, their ids counted on."""
     next_id = 1
     for game in games:
-        rows = seat_rows(next_id, game, trajs[game.traj])
+        rows = make(next_id, game, trajs[game.traj])
         next_id += len(rows)
         yield from rows
-
-
-def _events(games: list[GamePlan], trajs: list[Trajectory]) -> Iterator[tuple[Any, ...]]:
-    from games.event_chain import current_keys
-
-    keys = current_keys()
-    next_id = 1
-    for game in games:
-        rows = event_rows(next_id, game, trajs[game.traj], keys)
-        next_id += len(rows)
-        yield from rows
-
-
-def table_sizes(db_url: str) -> list[tuple[str, int, int]]:
-    """Rows and bytes (indexes and TOAST included) of the tables the fill loads."""
-    import psycopg
-
-    with psycopg.connect(db_url, autocommit=True) as conn:
-        return [
-            (
-                table,
-                conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0],
-                conn.execute("SELECT pg_total_relation_size(%s)", [table]).fetchone()[0],
-            )
-            for table in LOADED_TABLES
-        ]
 
 
 def bench_fill(args: argparse.Namespace, plan: FillPlan) -> list[str]:
@@ -748,87 +603,38 @@ def bench_fill(args: argparse.Namespace, plan: FillPlan) -> list[str]:
         "fill time: "
         + ", ".join(f"{name} {seconds:.1f} s" for name, seconds in stored["stages"].items())
     )
-    for table, rows, size in table_sizes(args.db):
-        loaded = stored["counts"][table]
-        changed = f" ({rows - loaded:+,} since the fill)" if rows != loaded else ""
-        lines.append(f"  {table:<15} {rows:>12,} rows {size / 2**20:>9,.0f} MiB{changed}")
+    with psycopg.connect(args.db, autocommit=True) as conn:  # bytes with indexes and TOAST
+        for table in LOADED_TABLES:
+            rows = conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+            size = conn.execute("SELECT pg_total_relation_size(%s)", [table]).fetchone()[0]
+            loaded = stored["counts"][table]
+            changed = f" ({rows - loaded:+,} since the fill)" if rows != loaded else ""
+            lines.append(f"  {table:<15} {rows:>12,} rows {size / 2**20:>9,.0f} MiB{changed}")
     return lines
 
 
 # -- measuring -----------------------------------------------------------------------------------
 @dataclass
-class Figure:
-    """One measured line of the summary table."""
-
-    what: str
-    samples: list[float]  # milliseconds
-    target: float | None = None  # p95 target, ms
-    queries: float | None = None
-    #: CPU time of this process (server-side figures): what the code costs, without the
-    #: waiting that other work on the machine adds to the elapsed time
-    cpu: list[float] | None = None
-    #: CPU time of the HTTP server process per request (its mean: counted in clock ticks)
-    server_cpu: list[float] | None = None
-
-    @property
-    def median(self) -> float:
-        return statistics.median(self.samples)
-
-    @property
-    def p95(self) -> float:
-        return statistics.quantiles(self.samples, n=100, method="inclusive")[94]
-
-    def line(self, floor: Figure | None = None) -> str:
-        text = f"{self.what}: median {self.median:.2f} ms, p95 {self.p95:.2f} ms"
-        text += f" over {len(self.samples)}"
-        if self.queries is not None:
-            text += f", {self.queries:.1f} queries"
-        if self.cpu:
-            text += f", CPU median {statistics.median(self.cpu):.2f} ms"
-        if self.server_cpu:
-            text += f", server CPU mean {statistics.mean(self.server_cpu):.1f} ms"
-        if floor is not None:
-            text += f", {self.median / floor.median:.1f}x / {self.p95 / floor.p95:.1f}x floor"
-        if self.target is not None:
-            verdict = "PASS" if self.p95 < self.target else "MISS"
-            text += f"  [target p95 < {self.target:.0f} ms: {verdict}]"
-        return text
-
-
-@dataclass
 class Results:
-    figures: dict[str, Figure] = field(default_factory=dict)
     #: the interleaved request measurements (bench/measure.py), by key
     series: dict[str, Series] = field(default_factory=dict)
     reference: Reference = field(default_factory=Reference)
+    #: the sweeps' times (ms) by key
+    sweeps: dict[str, list[float]] = field(default_factory=dict)
     sweep: list[str] = field(default_factory=list)
     sweep_verdict: str = ""
 
 
-@contextmanager
-def count_queries() -> Iterator[list[int]]:
-    """Count the queries Django sends (a wrapper: cheap enough to leave on while timing)."""
-    from django.db import connection
-
-    box = [0]
-
-    def wrapper(execute: Callable[..., Any], sql: str, params: Any, many: bool, ctx: Any) -> Any:
-        box[0] += 1
-        return execute(sql, params, many, ctx)
-
-    with connection.execute_wrapper(wrapper):
-        yield box
+def times_line(what: str, times: list[float]) -> str:
+    return f"{what}: median {median(times):.2f} ms, p95 {p95(times):.2f} ms over {len(times)}"
 
 
 def running_ids(rng: random.Random, n: int) -> list[int]:
     """``n`` distinct random running games whose seat to move is a person."""
     from games.models import Game, GameStatus
 
-    ids = list(
-        Game.objects.filter(status=GameStatus.RUNNING, deadline__isnull=False).values_list(
-            "pk", flat=True
-        )
-    )
+    running = Game.objects.filter(status=GameStatus.RUNNING, deadline__isnull=False)
+    ids = list(running.values_list("pk", flat=True))
     return rng.sample(ids, min(n, len(ids)))
 
 
@@ -855,18 +661,13 @@ class Floor:
         import psycopg
 
         self.rng = random.Random(seed)
-        self.conn = psycopg.connect(db_url)
-        conn = self.conn
-        conn.execute(
+        self.conn = conn = psycopg.connect(db_url)
+        conn.execute(  # several statements: no parameters, psycopg sends them as one query
             "CREATE TABLE IF NOT EXISTS bench_floor_event (id bigint GENERATED BY DEFAULT AS "
             "IDENTITY PRIMARY KEY, game_id bigint NOT NULL, seq integer NOT NULL, seat smallint "
             "NOT NULL, action varchar(40) NOT NULL, created_at timestamptz NOT NULL, source "
-            "varchar(10) NOT NULL, UNIQUE (game_id, seq))"
-        )
-        conn.execute(
-            "CREATE INDEX IF NOT EXISTS bench_floor_event_game ON bench_floor_event (game_id)"
-        )
-        conn.execute(
+            "varchar(10) NOT NULL, UNIQUE (game_id, seq));"
+            "CREATE INDEX IF NOT EXISTS bench_floor_event_game ON bench_floor_event (game_id);"
             "CREATE TABLE IF NOT EXISTS bench_floor_state (id bigint PRIMARY KEY, seq integer "
             "NOT NULL, data jsonb NOT NULL)"
         )
@@ -913,74 +714,6 @@ class Floor:
         self.conn.close()
 
 
-def login_cookie(user: Any) -> str:
-    """A session cookie of ``user`` (what a login leaves), made in the session table."""
-    from django.conf import settings
-    from django.test import Client
-
-    client = Client()
-    client.force_login(user)
-    return client.cookies[settings.SESSION_COOKIE_NAME].value
-
-
-class Browser:
-    """A minimal HTTP/1.1 client: cookies and forms as a browser sends them, on one kept-alive
-    connection (as a reverse proxy keeps to the app server); the samples switch its cookies."""
-
-    def __init__(self, port: int) -> None:
-        self.port = port
-        self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-        self.cookies: dict[str, str] = {}
-
-    def request(
-        self, method: str, path: str, form: dict[str, str] | None = None
-    ) -> tuple[int, str, http.client.HTTPResponse]:
-        headers = {"Cookie": "; ".join(f"{k}={v}" for k, v in self.cookies.items())}
-        body = None
-        if form is not None:
-            body = urllib.parse.urlencode(form)
-            headers["Content-Type"] = "application/x-www-form-urlencoded"
-            headers["Origin"] = f"http://127.0.0.1:{self.port}"
-        try:
-            self.conn.request(method, path, body=body, headers=headers)
-            response = self.conn.getresponse()
-        except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):
-            self.conn.close()  # the server closed a kept-alive connection: open a new one
-            self.conn.request(method, path, body=body, headers=headers)
-            response = self.conn.getresponse()
-        text = response.read().decode()
-        for set_cookie in response.headers.get_all("Set-Cookie") or []:
-            for name, morsel in SimpleCookie(set_cookie).items():
-                self.cookies[name] = morsel.value
-        return response.status, text, response
-
-    def close(self) -> None:
-        self.conn.close()
-
-
-FORM_FIELD = re.compile(r'name="(csrfmiddlewaretoken|action|seq)" value="([^"]*)"')
-
-
-def page_form(text: str) -> tuple[str, str, list[str]]:
-    """The CSRF token, the seq and the actions of the page's action buttons."""
-    token, seq, actions = "", "", []
-    for name, value in FORM_FIELD.findall(text):
-        value = html.unescape(value)
-        if name == "csrfmiddlewaretoken":
-            token = value
-        elif name == "seq":
-            seq = value
-        else:
-            actions.append(value)
-    return token, seq, actions
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @dataclass(frozen=True)
 class Server:
     port: int
@@ -1000,45 +733,23 @@ class Server:
 
 @contextmanager
 def http_server(config: str = "gunicorn.conf.py") -> Iterator[Server]:
-    """The production web server on a free loopback port: gunicorn with the project's
-    ``gunicorn.conf.py`` (sync worker, JSON access log), one worker so that its CPU time is the
-    server's, with this process's settings (DEBUG off); stopped afterwards. A sync worker
-    answers one request per connection, so each request opens one (on loopback, as a proxy in
-    front of it does). ``GUNICORN_CMD_ARGS`` in the environment reaches it (e.g.
-    ``--worker-class gthread``: no faster here, measured 2026-11-26). ``config``: another
-    settings file (bench/gunicorn_profile.py)."""
+    """gunicorn with the project's ``config`` (or bench/gunicorn_profile.py) on a free loopback
+    port, one worker so that its CPU time is the server's, with this process's settings;
+    ``GUNICORN_CMD_ARGS`` in the environment reaches it."""
     port = free_port()
     LOG_DIR.mkdir(parents=True, exist_ok=True)
+    log = LOG_DIR / "gunicorn.log"
+    log.write_text("")
     env = {**os.environ, "GUNICORN_BIND": f"127.0.0.1:{port}", "WEB_CONCURRENCY": "1"}
-    with open(LOG_DIR / "gunicorn.log", "w") as log:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "gunicorn", "--config", config],
-            cwd=ROOT,
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-        try:
-            deadline = time.monotonic() + 60
-            while True:
-                if proc.poll() is not None:
-                    raise RuntimeError(f"gunicorn exited; see {LOG_DIR / 'gunicorn.log'}")
-                try:
-                    with socket.create_connection(("127.0.0.1", port), timeout=1):
-                        break
-                except OSError:
-                    if time.monotonic() > deadline:
-                        raise
-                    time.sleep(0.2)
-            while Server(port, proc.pid).worker() is None and time.monotonic() < deadline:
-                time.sleep(0.1)
-            yield Server(port, proc.pid)
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+    # the server's working directory is ROOT: bench/ab_action.py serves another tree there
+    proc = serve([sys.executable, "-m", "gunicorn", "--config", config], env, log, port, ROOT)
+    try:
+        deadline = time.monotonic() + 60
+        while Server(port, proc.pid).worker() is None and time.monotonic() < deadline:
+            time.sleep(0.1)
+        yield Server(port, proc.pid)
+    finally:
+        stop_process(proc)
 
 
 @dataclass
@@ -1054,11 +765,14 @@ class Turn:
     form: dict[str, str] = field(default_factory=dict)
 
 
-def turns(game_ids: Sequence[int]) -> list[Turn]:
+def turns(game_ids: Sequence[int], logged_in: bool = False) -> list[Turn]:
+    """The turns of these games; ``logged_in``: with a session cookie of their player."""
     out = []
     for game_id in game_ids:
         game, user, action = turn_of(game_id)
         out.append(Turn(game_id, game.seq, user, action))
+        if logged_in:
+            out[-1].cookies = session_cookies(user)
     return out
 
 
@@ -1068,42 +782,44 @@ def settle() -> None:
     time.sleep(0.05)
 
 
-def page_in_process(client: Any, batch: list[Turn]) -> tuple[list[float], float, float]:
-    """The game page through Django's test client: wall ms each, CPU ms in all, queries."""
+def in_process(
+    batch: list[Turn], request: Callable[[Turn], Any], login: Any = None
+) -> tuple[list[float], float, float]:
+    """``request`` of each turn in this process (after ``login``'s ``force_login`` of its user,
+    not timed): wall ms each, CPU ms in all, queries each."""
     times: list[float] = []
     cpu = 0.0
     queries = 0
     for turn in batch:
-        client.force_login(turn.user)
+        if login is not None:
+            login.force_login(turn.user)
         with count_queries() as box:
             start, start_cpu = time.perf_counter(), time.process_time()
-            response = client.get(f"/games/{turn.game_id}/")
+            request(turn)
             times.append((time.perf_counter() - start) * 1000)
             cpu += (time.process_time() - start_cpu) * 1000
         queries += box[0]
-        if response.status_code != 200:
-            raise RuntimeError(f"game {turn.game_id}: page {response.status_code}")
     return times, cpu, queries / len(batch)
 
 
-def action_in_process(batch: list[Turn]) -> tuple[list[float], float, float]:
+def page_in_process(client: Any) -> Callable[[Turn], None]:
+    """The game page through Django's test client."""
+
+    def get(turn: Turn) -> None:
+        response = client.get(f"/games/{turn.game_id}/")
+        if response.status_code != 200:
+            raise RuntimeError(f"game {turn.game_id}: page {response.status_code}")
+
+    return get
+
+
+def action_in_process(turn: Turn) -> None:
     """``action_submit`` of the bot's choice, its after-commit hooks (Celery) included."""
     from games.services import action_submit
 
-    times: list[float] = []
-    cpu = 0.0
-    queries = 0
-    for turn in batch:
-        game_id, seq, user = turn.game_id, turn.seq, turn.user
-        with count_queries() as box:
-            start, start_cpu = time.perf_counter(), time.process_time()
-            action_submit(
-                game_id=game_id, seat=None, action=turn.action, expected_seq=seq, user=user
-            )
-            times.append((time.perf_counter() - start) * 1000)
-            cpu += (time.process_time() - start_cpu) * 1000
-        queries += box[0]
-    return times, cpu, queries / len(batch)
+    action_submit(
+        game_id=turn.game_id, seat=None, action=turn.action, expected_seq=turn.seq, user=turn.user
+    )
 
 
 def server_batch(
@@ -1121,33 +837,38 @@ def server_batch(
     return times, after - before
 
 
-def pages_http(browser: Browser, batch: list[Turn]) -> list[float]:
+def browser(server: Server) -> Http:
+    """A browser of the server: one connection per request (as its sync worker answers)."""
+    return Http(f"http://127.0.0.1:{server.port}")
+
+
+def pages_http(browser: Http, batch: list[Turn]) -> list[float]:
     """GET each turn's game page with its player's session; keeps the page's form."""
     times = []
     for turn in batch:
         browser.cookies = dict(turn.cookies)
         start = time.perf_counter()
-        status, text, _ = browser.request("GET", f"/games/{turn.game_id}/")
+        page = browser.get(f"/games/{turn.game_id}/", "game page")
         times.append((time.perf_counter() - start) * 1000)
-        token, seq, actions = page_form(text)
-        if status != 200 or not actions:
-            raise RuntimeError(f"game {turn.game_id}: page {status} without action buttons")
-        action = turn.action if turn.action in actions else actions[0]
-        turn.form = {"csrfmiddlewaretoken": token, "action": action, "seq": seq}
+        forms = Forms.parse(page.body).actions
+        if page.status != 200 or not forms:
+            raise RuntimeError(f"game {turn.game_id}: page {page.status} without action buttons")
+        form = next((f for f in forms if f.action == turn.action), forms[0])
+        turn.form = {"csrfmiddlewaretoken": form.csrf, "action": form.action, "seq": str(form.seq)}
         turn.cookies = dict(browser.cookies)  # the CSRF cookie the page set
     return times
 
 
-def actions_http(browser: Browser, batch: list[Turn]) -> list[float]:
+def actions_http(browser: Http, batch: list[Turn]) -> list[float]:
     """POST each turn's form (the button the bot chose), as the player's browser does."""
     times = []
     for turn in batch:
         browser.cookies = dict(turn.cookies)
         start = time.perf_counter()
-        status, _, _ = browser.request("POST", f"/games/{turn.game_id}/act/", turn.form)
+        answer = browser.post(f"/games/{turn.game_id}/act/", "action", turn.form)
         times.append((time.perf_counter() - start) * 1000)
-        if status != 303:
-            raise RuntimeError(f"game {turn.game_id}: the action's POST answered {status}")
+        if answer.status != 303:
+            raise RuntimeError(f"game {turn.game_id}: the action's POST answered {answer.status}")
     return times
 
 
@@ -1161,23 +882,8 @@ def check_applied(batch: list[Turn]) -> None:
 
 
 def bench_requests(args: argparse.Namespace, results: Results, pieces: list[str]) -> list[str]:
-    """The request figures, in ``args.repeats`` interleaved repeats (one more first, not
-    counted, to warm both processes). Each repeat measures, one after the other:
-
-    - the reference (bench/measure.py): the pure-Python loop, ``SELECT 1`` through Django's
-      connection, and the write floor (``Floor``: INSERT + UPDATE + COMMIT);
-    - ``page``: the game page of the seat to move through Django's test client (this
-      process's CPU, per request);
-    - ``action``: ``action_submit`` of the greedy bot's choice in this process;
-    - over HTTP (gunicorn, one sync worker): the game page of other games' seat to move, then
-      the POST of each page's form; the worker's CPU per request is its CPU time over the batch
-      (from /proc) divided by the batch's requests.
-
-    Each batch has ``args.batch`` requests on games drawn at random; wall times are per request,
-    CPU per request one value a repeat; median and p95 are over those. The site's cache is
-    emptied first: the game pages' cached drawings are drawn on a position's first request
-    (most requests here: the games are drawn at random), served from the cache on a repeat.
-    """
+    """The request figures, in ``args.repeats`` interleaved repeats of ``args.batch`` requests
+    a kind on random games (one more first, not counted, to warm both processes)."""
     from django.core.cache import cache
     from django.test import Client
 
@@ -1187,22 +893,19 @@ def bench_requests(args: argparse.Namespace, results: Results, pieces: list[str]
     want_page, want_action = "page" in pieces, "action" in pieces
     rng = random.Random(args.seed + 2)
     series = results.series
-    if want_page:
-        series["page"] = Series("game page, in process (test client)")
-    if want_action:
-        series["action"] = Series("action, in process (action_submit)")
-    if want_page:
-        series["page_http"] = Series("game page over HTTP (GET)", cpu_of="server")
-    if want_action:
-        series["action_http"] = Series(
-            "action over HTTP (POST of the page's form)", cpu_of="server"
-        )
+    kinds = {
+        "page": (want_page, "game page, in process (test client)", "process"),
+        "action": (want_action, "action, in process (action_submit)", "process"),
+        "page_http": (want_page, "game page over HTTP (GET)", "server"),
+        "action_http": (want_action, "action over HTTP (POST of the page's form)", "server"),
+    }
+    series.update({k: Series(what, cpu_of=of) for k, (on, what, of) in kinds.items() if on})
     series["floor"] = Series("write floor: INSERT + UPDATE + COMMIT (psycopg)")
     floor = Floor(args.db, args.seed + 1)
     client = Client()  # one client: a new one would load the middleware (whitenoise) again
     n = args.batch
     with http_server() as server:
-        browser = Browser(server.port)
+        client_http = browser(server)
         for repeat in range(args.repeats + 1):
             record = repeat > 0
             size = n if record else min(n, 10)
@@ -1213,26 +916,23 @@ def bench_requests(args: argparse.Namespace, results: Results, pieces: list[str]
                 series["floor"].add(floor_times, None)
             ids = running_ids(rng, 3 * size)
             if want_page:
-                times, cpu, queries = page_in_process(client, turns(ids[:size]))
+                measured = in_process(turns(ids[:size]), page_in_process(client), client)
                 if record:
-                    series["page"].add(times, cpu, queries)
+                    series["page"].add(*measured)
             if want_action:
-                times, cpu, queries = action_in_process(turns(ids[size : 2 * size]))
+                measured = in_process(turns(ids[size : 2 * size]), action_in_process)
                 if record:
-                    series["action"].add(times, cpu, queries)
-            batch = turns(ids[2 * size :])
-            for turn in batch:
-                turn.cookies = {"sessionid": login_cookie(turn.user)}
-            times, cpu = server_batch(server, lambda batch=batch: pages_http(browser, batch))
+                    series["action"].add(*measured)
+            batch = turns(ids[2 * size :], logged_in=True)
+            times, cpu = server_batch(server, lambda batch=batch: pages_http(client_http, batch))
             if record and want_page:
                 series["page_http"].add(times, cpu)
             if want_action:
-                times, cpu = server_batch(server, lambda batch=batch: actions_http(browser, batch))
+                times, cpu = server_batch(server, lambda b=batch: actions_http(client_http, b))
                 check_applied(batch)
                 if record:
                     series["action_http"].add(times, cpu)
             print(f"  repeat {repeat}{'' if record else ' (warm-up, not counted)'} done")
-        browser.close()
     floor.close()
     ref = results.reference
     lines = [*ref.lines(), series["floor"].line()]
@@ -1288,7 +988,7 @@ def bench_sweep(args: argparse.Namespace, results: Results) -> list[str]:
     games due: the clock is moved (time-machine) to a moment before anything else is due and
     that many random games are made overdue at it."""
     import time_machine
-    from django.db import connection
+    from django.utils.timezone import now
 
     from games import timeouts
     from games.models import Game, GameStatus
@@ -1308,11 +1008,12 @@ def bench_sweep(args: argparse.Namespace, results: Results) -> list[str]:
             moment = quiet_moment()
             arm(rng, n, moment)
             with time_machine.travel(moment, tick=True):
-                due = due_counts(timezone_now())
+                due = due_counts(now())
                 if due != (n, 0):
                     raise RuntimeError(f"expected {n} timeouts and no reminder due, got {due}")
                 if share == 0.01 and not explained:
-                    lines += explain_sweep(connection, timeouts, timezone_now())
+                    for name in ("due_reminders", "due_deadlines"):
+                        lines += explain(f"{name} (1% due)", getattr(timeouts, name), now())
                     explained = True
                 with count_queries() as box:
                     start = time.perf_counter()
@@ -1323,16 +1024,17 @@ def bench_sweep(args: argparse.Namespace, results: Results) -> list[str]:
                     raise RuntimeError(f"the sweep applied {counts}, not {n} timeouts")
             measured.setdefault(share, []).append((elapsed, box[0], n))
     for share, runs in measured.items():
-        ms = statistics.median(r[0] for r in runs)
+        ms = median([r[0] for r in runs])
         n = runs[0][2]
         per_game = f", {ms / n:.1f} ms a game due" if n else ""
         lines.append(
             f"{share:6.1%} due ({n:>4} games): sweep median {ms:9.1f} ms over {len(runs)} runs, "
-            f"{statistics.median(r[1] for r in runs):.0f} queries{per_game}"
+            f"{median([r[1] for r in runs]):.0f} queries{per_game}"
         )
-    idle = statistics.median(r[0] for r in measured[0.0])
-    tenth = statistics.median(r[0] for r in measured[0.001])
-    full = statistics.median(r[0] for r in measured[0.01])
+    sweeps = results.sweeps
+    for key, share in (("idle", 0.0), ("tenth", 0.001), ("full", 0.01)):
+        sweeps[key] = [r[0] for r in measured[share]]
+    idle, tenth, full = (median(sweeps[key]) for key in ("idle", "tenth", "full"))
     n_tenth, n_full = measured[0.001][0][2], measured[0.01][0][2]
     factor = ((full - idle) / n_full) / ((tenth - idle) / n_tenth)
     ok = idle < TARGET_SWEEP_IDLE_SHARE * full and factor < TARGET_SWEEP_PER_GAME_FACTOR
@@ -1340,9 +1042,6 @@ def bench_sweep(args: argparse.Namespace, results: Results) -> list[str]:
         f"nothing due {idle:.1f} ms; per game due {(full - idle) / n_full:.1f} ms at 1% vs "
         f"{(tenth - idle) / n_tenth:.1f} ms at 0.1% ({factor:.2f}x)"
     )
-    results.figures["sweep_idle"] = Figure("sweep, nothing due", [r[0] for r in measured[0.0]])
-    results.figures["sweep_tenth"] = Figure("sweep, 0.1% due", [r[0] for r in measured[0.001]])
-    results.figures["sweep_full"] = Figure("sweep, 1% due", [r[0] for r in measured[0.01]])
     lines.append(
         f"in proportion to the games due: {results.sweep_verdict}  "
         f"[target: idle < {TARGET_SWEEP_IDLE_SHARE:.0%} of the 1% sweep and per-game cost "
@@ -1355,8 +1054,6 @@ def bench_sweep(args: argparse.Namespace, results: Results) -> list[str]:
 def bench_sweep_bots(args: argparse.Namespace, results: Results) -> list[str]:
     """The other per-minute sweep over running games, ``sweep_bots``: with no bot waiting (as
     here: every seat is a person) it should cost next to nothing."""
-    from django.db import connection
-
     from games import bot_play
     from games.tasks import sweep_bots
 
@@ -1367,48 +1064,21 @@ def bench_sweep_bots(args: argparse.Namespace, results: Results) -> list[str]:
         times.append((time.perf_counter() - start) * 1000)
         if woken:
             raise RuntimeError(f"sweep_bots woke {woken} games: the fill has no bot seats")
-    figure = Figure("sweep_bots, nothing waiting", times)
-    results.figures["sweep_bots"] = figure
-    with captured_sql(connection) as sql:
-        bot_play.games_waiting_for_bots()
-    with connection.cursor() as cur:
-        cur.execute(f"EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) {sql[0]}")
-        plan = [f"    {row[0]}" for row in cur.fetchall()]
-    return [figure.line(), "EXPLAIN games_waiting_for_bots:", *plan]
+    results.sweeps["bots"] = times
+    line = times_line("sweep_bots, nothing waiting", times)
+    return [line, *explain("games_waiting_for_bots", bot_play.games_waiting_for_bots)]
 
 
-@contextmanager
-def captured_sql(connection: Any) -> Iterator[list[str]]:
-    """The SQL of the queries sent, as run (for EXPLAIN)."""
+def explain(name: str, query: Callable[..., Any], *args: Any) -> list[str]:
+    """EXPLAIN ANALYZE of the first query ``query(*args)`` sends, as Django sends it."""
+    from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    sql: list[str] = []
     with CaptureQueriesContext(connection) as captured:
-        yield sql
-    sql += [q["sql"] for q in captured.captured_queries]
-
-
-def timezone_now() -> datetime:
-    from django.utils import timezone
-
-    return timezone.now()
-
-
-def explain_sweep(connection: Any, timeouts: Any, now: datetime) -> list[str]:
-    """EXPLAIN ANALYZE of the sweep's two queries as Django sends them (read only)."""
-    lines = []
-    for name, query in (
-        ("due_reminders", timeouts.due_reminders),
-        ("due_deadlines", timeouts.due_deadlines),
-    ):
-        with captured_sql(connection) as sql:
-            query(now)
-        with connection.cursor() as cur:
-            cur.execute(f"EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) {sql[0]}")
-            plan = [row[0] for row in cur.fetchall()]
-        lines.append(f"EXPLAIN {name} (1% due):")
-        lines += [f"    {row}" for row in plan]
-    return lines
+        query(*args)
+    with connection.cursor() as cur:
+        cur.execute(f"EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) {captured.captured_queries[0]['sql']}")
+        return [f"EXPLAIN {name}:", *(f"    {row[0]}" for row in cur.fetchall())]
 
 
 # -- main ----------------------------------------------------------------------------------------
@@ -1420,15 +1090,6 @@ def purge_broker() -> None:
         app.control.purge()
     except Exception as exc:  # the figures are printed already; say it and go on
         print(f"could not purge the broker: {exc}")
-
-
-#: issue 21's goals: (CPU per request median, wall p95) in ms, by series
-TARGETS = {
-    "page": (TARGET_PAGE_CPU_MS, None),
-    "action": (TARGET_ACTION_CPU_MS, None),
-    "page_http": (TARGET_PAGE_CPU_MS, TARGET_PAGE_P95_MS),
-    "action_http": (TARGET_ACTION_CPU_MS, TARGET_ACTION_P95_MS),
-}
 
 
 def verdict(key: str, item: Series) -> tuple[str, str]:
@@ -1449,76 +1110,51 @@ def verdict(key: str, item: Series) -> tuple[str, str]:
 def summary(results: Results) -> list[str]:
     """The docs' table: each figure with its CPU per request and its ratios to the reference
     measured in the same repeats; then the sweeps."""
-    ref = results.reference
-    rows = [
-        "| what | wall median | wall p95 | CPU per request, median (p95) | CPU / loop | "
-        "wall / SELECT 1 | target | |",
-        "|---|---|---|---|---|---|---|---|",
-    ]
+    ref, sweeps = results.reference, results.sweeps
+    rows: list[tuple[str, ...]] = []
     if ref.loop_cpu:
-        rows.append(
-            f"| reference: pure-Python loop | | | {median(ref.loop_cpu):.2f} ms "
-            f"({p95(ref.loop_cpu):.2f}) | 1 | | | |"
-        )
-        rows.append(
-            f"| reference: SELECT 1 through Django | {median(ref.select1):.3f} ms | "
-            f"{p95(ref.select1):.3f} ms | | | 1 | | |"
-        )
+        loop_cell = f"{median(ref.loop_cpu):.2f} ms ({p95(ref.loop_cpu):.2f})"
+        rows.append(("reference: pure-Python loop", "", "", loop_cell, "1", "", "", ""))
+        rows.append(("reference: SELECT 1 through Django", f"{median(ref.select1):.3f} ms",
+                     f"{p95(ref.select1):.3f} ms", "", "", "1", "", ""))  # fmt: skip
     for key, item in results.series.items():
         cpu = loop = ""
         if item.cpu:
             cpu = f"{median(item.cpu):.2f} ms ({p95(item.cpu):.2f}, {item.cpu_of})"
             loop = f"{median(item.cpu) / median(ref.loop_cpu):.2f}x" if ref.loop_cpu else ""
         wall_ratio = f"{median(item.wall) / median(ref.select1):.0f}x" if ref.select1 else ""
-        target, ok = verdict(key, item)
-        rows.append(
-            f"| {item.what} | {median(item.wall):.2f} ms | {p95(item.wall):.2f} ms | {cpu} | "
-            f"{loop} | {wall_ratio} | {target} | {ok} |"
-        )
+        rows.append((item.what, f"{median(item.wall):.2f} ms", f"{p95(item.wall):.2f} ms", cpu,
+                     loop, wall_ratio, *verdict(key, item)))  # fmt: skip
     if results.sweep_verdict:
-        rows.append(
-            f"| deadline sweep, 0 / 0.1% / 1% of running games due | "
-            f"{results.figures['sweep_idle'].median:.1f} / "
-            f"{results.figures['sweep_tenth'].median:.0f} / "
-            f"{results.figures['sweep_full'].median:.0f} ms | | | | | in proportion to games "
-            f"due: {results.sweep_verdict} | {results.sweep[0]} |"
-        )
-    bots = results.figures.get("sweep_bots")
-    if bots is not None:
-        rows.append(
-            f"| sweep_bots (beat, every minute), no bot waiting | {bots.median:.1f} ms | "
-            f"{bots.p95:.1f} ms | | | | | |"
-        )
-    return rows
+        rows.append((
+            "deadline sweep, 0 / 0.1% / 1% of running games due",
+            f"{median(sweeps['idle']):.1f} / {median(sweeps['tenth']):.0f} / "
+            f"{median(sweeps['full']):.0f} ms", "", "", "", "",
+            f"in proportion to games due: {results.sweep_verdict}", results.sweep[0],
+        ))  # fmt: skip
+    if "bots" in sweeps:
+        rows.append(("sweep_bots (beat, every minute), no bot waiting",
+                     f"{median(sweeps['bots']):.1f} ms", f"{p95(sweeps['bots']):.1f} ms",
+                     "", "", "", "", ""))  # fmt: skip
+    head = ("what", "wall median", "wall p95", "CPU per request, median (p95)", "CPU / loop",
+            "wall / SELECT 1", "target", "")  # fmt: skip
+    return markdown_table(head, rows)
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument(
-        "--db", default=os.environ.get("BENCH_DATABASE_URL", DEFAULT_DB),
-        help=f"the bench database (env BENCH_DATABASE_URL; default {DEFAULT_DB})",
-    )  # fmt: skip
-    parser.add_argument(
-        "--broker", default=os.environ.get("BENCH_BROKER_URL", DEFAULT_BROKER),
-        help=f"Celery broker the actions queue their tasks on (default {DEFAULT_BROKER})",
-    )  # fmt: skip
-    parser.add_argument(
-        "--only", default=",".join(PIECES), help=f"comma-separated pieces of {', '.join(PIECES)}"
+    parser = command_line(
+        __doc__,
+        *SERVICES,
+        ("--only", ",".join(PIECES), f"comma-separated pieces of {', '.join(PIECES)}"),
+        ("--refill", False, "drop the database and fill again"),
+        ("--games", FillPlan.games, "games to fill"),
+        ("--trajectories", FillPlan.trajectories, "distinct bot games"),
+        ("--repeats", 5, "interleaved repeats (>= 5)"),
+        ("--batch", 40, "requests of a kind a repeat"),
+        ("--sweep-repeats", 3, "sweeps with 1%% due"),
+        ("--sweep-idle-repeats", 20, "sweeps, none due"),
+        ("--seed", 2026, "seed of the fill and samples"),
     )
-    parser.add_argument("--refill", action="store_true", help="drop the database and fill again")
-    parser.add_argument("--games", type=int, default=FillPlan.games, help="games to fill")
-    parser.add_argument(
-        "--trajectories", type=int, default=FillPlan.trajectories, help="distinct bot games"
-    )
-    parser.add_argument(
-        "--cache", default=os.environ.get("BENCH_CACHE_URL", DEFAULT_CACHE),
-        help=f"the site's cache: sessions, rate limits (default {DEFAULT_CACHE})",
-    )  # fmt: skip
-    parser.add_argument("--repeats", type=int, default=5, help="interleaved repeats (>= 5)")
-    parser.add_argument("--batch", type=int, default=40, help="requests of a kind a repeat")
-    parser.add_argument("--sweep-repeats", type=int, default=3, help="sweeps with 1%% due")
-    parser.add_argument("--sweep-idle-repeats", type=int, default=20, help="sweeps, none due")
-    parser.add_argument("--seed", type=int, default=2026, help="seed of the fill and samples")
     args = parse_args(parser, argv, TINY)
     pieces = [p.strip() for p in args.only.split(",") if p.strip()]
     unknown = sorted(set(pieces) - set(PIECES))
@@ -1526,18 +1162,24 @@ def main(argv: list[str] | None = None) -> None:
         parser.error(f"unknown piece(s) {', '.join(unknown)}; known: {', '.join(PIECES)}")
     if "floor" in pieces and not {"action", "page"} & set(pieces):
         pieces.append("action")  # the floor is measured in the repeats of the requests
-    plan = FillPlan(games=args.games, trajectories=args.trajectories, seed=args.seed)
 
-    started = time.perf_counter()
-    print("\n".join(header("bench/scale.py " + " ".join(argv or sys.argv[1:]))))
+    plan = FillPlan(games=args.games, trajectories=args.trajectories, seed=args.seed)
+    with dated("scale.py", argv, after=False):
+        run(args, pieces, plan)
+        print()
+
+
+def run(args: argparse.Namespace, pieces: list[str], plan: FillPlan) -> None:
     ensure_database(args.db, args.refill)
     configure_django(args.db, args.broker, args.cache)
+    from django.core.management import call_command
     from django.db import connection
 
-    migrate()
+    call_command("migrate", verbosity=0, interactive=False)
     print(f"database {connection.settings_dict['NAME']}; {django_pg_settings()}")
     if {"action", "page"} & set(pieces):
-        collect_static()
+        # DEBUG off: the pages name the hashed files (collected into var/bench/static)
+        call_command("collectstatic", verbosity=0, interactive=False)
     results = Results()
     if "fill" in pieces:
         print("\n== fill")
@@ -1556,12 +1198,9 @@ def main(argv: list[str] | None = None) -> None:
             print(line)
     if {"action", "page", "sweep"} & set(pieces):
         purge_broker()
-    if results.figures or results.series:  # a run of the requests only has its table too
+    if results.sweeps or results.series:  # a run of the requests only has its table too
         print("\n== summary")
-        for line in summary(results):
-            print(line)
-    print()
-    print("\n".join(footer(started)))
+        print("\n".join(summary(results)))
 
 
 if __name__ == "__main__":
