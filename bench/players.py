@@ -12,8 +12,7 @@ import random
 import threading
 import time
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from typing import Any
@@ -539,19 +538,6 @@ def create_games(
     return game_ids
 
 
-@contextmanager
-def no_tasks() -> Iterator[None]:
-    """No task queued by the services meanwhile (their after-commit hooks set aside)."""
-    from games import services
-
-    saved = list(services.AFTER_COMMIT_HOOKS)
-    services.AFTER_COMMIT_HOOKS.clear()
-    try:
-        yield
-    finally:
-        services.AFTER_COMMIT_HOOKS[:] = saved
-
-
 def advance(game_id: int, *, leave: int, seed: int) -> int:
     """Play a game on the server side (``action_submit``, as a bot's moves are) until about
     ``leave`` actions are left for the page bot, so a short test still sees games end. No task
@@ -560,6 +546,7 @@ def advance(game_id: int, *, leave: int, seed: int) -> int:
     from django.db import transaction
 
     from games import services, state
+    from games.maintenance import without_after_commit_hooks
     from games.models import Game
     from notifications.models import Notification, NotificationStatus
 
@@ -577,7 +564,7 @@ def advance(game_id: int, *, leave: int, seed: int) -> int:
             engine.apply(step, player=seat)
             planned.append((seat, step, True))
     # one commit, not one per action: the setup is faster
-    with no_tasks(), transaction.atomic():
+    with without_after_commit_hooks(), transaction.atomic():
         for offset, (seat, action, automatic) in enumerate(planned[: max(0, len(planned) - leave)]):
             if not automatic:  # else the action before already took it
                 services.action_submit(
@@ -603,6 +590,7 @@ def four_player_games(
     from accounts.models import User
     from games import services, state
     from games.engine.bots import RandomBot
+    from games.maintenance import without_after_commit_hooks
     from games.models import Game, GameStatus
 
     users = User.objects.bulk_create(
@@ -613,7 +601,7 @@ def four_player_games(
         for i in range(games * 4)
     )  # fmt: skip
     ids: list[int] = []
-    with no_tasks():  # the benchmark queues the sending itself, timed
+    with without_after_commit_hooks():  # the benchmark queues the sending itself, timed
         for first in range(0, games, batch):
             with transaction.atomic():
                 for g in range(first, min(first + batch, games)):

@@ -306,9 +306,10 @@ DEMO_DATA_PARTS: list[Callable[[list[User], DemoReport], None]] = []
 
 
 @contextmanager
-def _without_after_commit_hooks() -> Iterator[None]:
-    """The demo plays bot seats itself: no task per action (turn emails, bot wake-ups) is
-    queued for the actions it makes. Finished-game hooks (standings, ratings) still run."""
+def without_after_commit_hooks() -> Iterator[None]:
+    """No task per action (turn emails, bot wake-ups) queued meanwhile: the demo plays bot
+    seats itself, as the benchmarks fill their games. Finished-game hooks (standings, ratings)
+    still run."""
     saved = list(services.AFTER_COMMIT_HOOKS)
     services.AFTER_COMMIT_HOOKS.clear()
     try:
@@ -372,7 +373,7 @@ def create_demo_data(players: int = 6) -> DemoReport:
     for part in DEMO_DATA_PARTS:
         part(users, report)
 
-    with _without_after_commit_hooks():
+    with without_after_commit_hooks():
         for index, user in enumerate(users):
             if Game.objects.filter(created_by=user, seats__bot__gt="").exists():
                 continue  # made by an earlier run

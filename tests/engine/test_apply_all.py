@@ -12,18 +12,12 @@ import pytest
 from games.engine import GAMES, IllegalAction
 from games.engine.base import Game
 from games.engine.bots import RandomBot, play_out
+from tests.engine.test_kept_legal_lists import rebuilt
 
 
 def _random_actions(cls: type[Game], players: int, seed: int) -> list[str]:
     bots = [RandomBot(seed * 7 + i) for i in range(players)]
     return play_out(cls.new(players, {"seed": seed}), bots).actions
-
-
-def _one_by_one(cls: type[Game], players: int, seed: int, actions: list[str]) -> Game:
-    game = cls.new(players, {"seed": seed})
-    for action in actions:
-        game.apply(action)
-    return game
 
 
 @pytest.mark.parametrize("name", sorted(GAMES))
@@ -34,7 +28,7 @@ def test_a_run_of_actions_ends_as_one_at_a_time(name: str, players: int) -> None
         actions = _random_actions(cls, players, seed)
         game = cls.new(players, {"seed": seed})
         game.apply_all(actions)
-        assert game.snapshot() == _one_by_one(cls, players, seed, actions).snapshot()
+        assert game.snapshot() == rebuilt(cls, players, seed, actions).snapshot()
         assert game.legal() == []
 
 
@@ -45,7 +39,7 @@ def test_a_run_stops_at_its_first_illegal_action_with_its_error(name: str, playe
     table = sorted(sys.modules[cls.__module__].ACTIONS)  # the game's well-formed actions
     actions = _random_actions(cls, players, seed=5)
     for cut in range(0, len(actions), 13):
-        before = _one_by_one(cls, players, 5, actions[:cut])
+        before = rebuilt(cls, players, 5, actions[:cut])
         legal = set(before.legal())
         for wrong in [a for a in table[cut % 29 :: 29] if a not in legal] + ["play r99", ""]:
             with pytest.raises(IllegalAction) as alone:

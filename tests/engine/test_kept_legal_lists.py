@@ -16,7 +16,8 @@ from games.engine.base import Game
 SEEDS = 30
 
 
-def _rebuilt(cls: type[Game], players: int, seed: int, actions: list[str]) -> Game:
+def rebuilt(cls: type[Game], players: int, seed: int, actions: list[str]) -> Game:
+    """The game dealt from ``seed`` with ``actions`` applied one at a time."""
     game = cls.new(players, {"seed": seed})
     for action in actions:
         game.apply(action)
@@ -35,9 +36,9 @@ def test_the_kept_legal_list_is_the_fresh_one_at_every_step(name: str, players: 
         while not game.finished:
             legal = game.legal()
             if steps % 7 == 0 or len(done) < 20:  # every step early on, then one in seven
-                assert legal == _rebuilt(cls, players, seed, done).legal(), (seed, done)
+                assert legal == rebuilt(cls, players, seed, done).legal(), (seed, done)
             action = rng.choice(legal)
             game.apply(action)
             done.append(action)
             steps += 1
-        assert _rebuilt(cls, players, seed, done).finished
+        assert rebuilt(cls, players, seed, done).finished
