@@ -13,7 +13,6 @@ import pytest
 
 from games.engine.cards import CARDS
 from games.models import Event, Game
-from games.services import game_create, game_join
 from games.state import engine_state
 from tests.browser import test_phone_play
 from tests.browser.test_phone_play import two_people
@@ -197,7 +196,7 @@ def a_table_with_a_claim(make_user: Any) -> tuple[Game, Any, str]:
     only one partner for that stone (a deal's luck: tables are dealt until one has it); the
     player and that claim."""
     for _ in range(30):
-        game, anna, bela = two_people_named(make_user)
+        game, anna, bela = two_people(make_user, "keltis-cards", names=(None, None))
         claims = [a for a in engine_state(game).legal() if a.startswith("wish")]
         for claim in claims:
             card = claim.split()[1]
@@ -205,15 +204,6 @@ def a_table_with_a_claim(make_user: Any) -> tuple[Game, Any, str]:
             if sum(card in c.split() and CARDS[c.split()[1]].value == value for c in claims) == 1:
                 return game, [anna, bela][game.to_move], claim
     pytest.fail("no deal with a wishing stone to claim")
-
-
-def two_people_named(make_user: Any) -> tuple[Game, Any, Any]:
-    """test_phone_play's two people at a new card-game table, with names of their own."""
-    anna, bela = make_user(), make_user()
-    game = game_create(creator=anna, kind="keltis-cards", player_count=2)
-    game_join(game_id=game.pk, user=bela)
-    game.refresh_from_db()
-    return game, anna, bela
 
 
 def test_a_wishing_stone_is_claimed_by_two_taps(

@@ -40,8 +40,12 @@ def logged_in(browser: Any, base: str, user: Any, viewport: dict[str, int] = PHO
     return context.new_page()
 
 
-def two_people(make_user: Any, kind: str) -> tuple[Game, Any, Any]:
-    anna, bela = make_user("anna"), make_user("bela")
+def two_people(
+    make_user: Any, kind: str, names: tuple[str | None, str | None] = ("anna", "bela")
+) -> tuple[Game, Any, Any]:
+    """Two people at a new 2-player table of ``kind`` (a name None: a name of their own, for
+    a test that deals several tables)."""
+    anna, bela = (make_user(name) if name else make_user() for name in names)
     game = game_create(creator=anna, kind=kind, player_count=2)
     game_join(game_id=game.pk, user=bela)
     game.refresh_from_db()
