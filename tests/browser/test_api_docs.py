@@ -149,7 +149,9 @@ def test_the_docs_page_passes_axe_with_everything_open(docs: Any) -> None:
 
 def test_every_icon_has_3_to_1_against_what_it_sits_on(docs: Any) -> None:
     _open_everything(docs)
-    docs.locator(".opblock-summary").first.hover()  # the path's copy button shows on hover
+    docs.locator(".opblock-summary").first.hover()  # the path's copy button shows on hover,
+    # drawn by Swagger UI's script once it sees the hover: measured only when it is there
+    docs.wait_for_selector(".opblock-summary .copy-to-clipboard", state="visible")
     icons = docs.evaluate(ICON_CONTRASTS)
     # the kinds of icon measured: the locks ("Authorize" and each operation's), the arrows, the
     # copy buttons (a CSS background)
