@@ -12,17 +12,13 @@ from django.utils import timezone
 from games.tasks import log_sweep
 
 from . import digest, outbox
-from .models import Notification, NotificationStatus
 
 
 @shared_task(acks_late=True, ignore_result=True)
 def deliver_game_notifications(game_id: int) -> dict[str, int]:
     """Send the messages one game's last action made due (queued in its transaction), on
     every channel; rows held for later (quiet while active) are left to the sweep."""
-    ids = Notification.objects.filter(
-        game_id=game_id, status=NotificationStatus.QUEUED
-    ).values_list("pk", flat=True)
-    return outbox.deliver_many(list(ids))  # each email logs its own line, with the game id
+    return outbox.deliver_game(game_id)  # each email logs its own line, with the game id
 
 
 @shared_task(ignore_result=True)
