@@ -1,6 +1,5 @@
-"""The action POST's CPU on two versions of the code at the same time, run by hand:
-``python bench/ab_action.py [--base REV] [--rounds 6] [--batch 40] [--db URL] [--broker URL]
-[--cache URL] [--tiny]``.
+"""The action POST's CPU on two versions of the code at the same time, run by hand
+(docs/benchmarks.md).
 
 A change of a few tenths of a millisecond hides in the drift between two runs minutes apart
 (bench/measure.py). Here ``--base`` (default ``main``, exported with ``git archive`` outside the
@@ -12,9 +11,9 @@ bench/scale.py filled: the worker CPU per POST of each batch, their medians and 
 from __future__ import annotations
 
 import argparse
+import logging
 import random
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -26,8 +25,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import scale
 
-from bench.common import command_line, dated, parse_args
-from bench.measure import python_loop
+from bench.common import cli, dated
+from bench.measure import median, python_loop
 
 #: ``--tiny``: one counted round of two POSTs a version, against the last commit
 TINY = {"base": "HEAD", "rounds": 1, "batch": 2}
@@ -57,15 +56,14 @@ def export(rev: str) -> Path:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = command_line(
-        __doc__,
+    args = cli(
+        __doc__, argv, TINY,
         ("--base", "main", "the other version (a git revision)"),
         ("--rounds", 6, "batches of each version"),
         *scale.SERVICES,
         ("--seed", 7, "seed of the games drawn"),
         ("--batch", 40, "POSTs a batch"),
-    )
-    args = parse_args(parser, argv, TINY)
+    )  # fmt: skip
     with dated("ab_action.py", argv, after=False):
         run(args)
 
@@ -73,11 +71,9 @@ def main(argv: list[str] | None = None) -> None:
 def run(args: argparse.Namespace) -> None:
     base, here = export(args.base), scale.ROOT
     scale.configure_django(args.db, args.broker, args.cache)
-    import logging
-
-    logging.disable(logging.INFO)
-    batch_size = args.batch
-    wanted = batch_size * 2 * (args.rounds + 1)
+    logging.disable(logging.INFO)  # the "action applied" lines
+    size = args.batch
+    wanted = size * 2 * (args.rounds + 1)
     turns = scale.turns(scale.running_ids(random.Random(args.seed), wanted), logged_in=True)
     sha = base.name.removeprefix("keltis-ab-")
     versions = {f"{args.base} ({sha})": base, "this checkout": here}
@@ -89,22 +85,22 @@ def run(args: argparse.Namespace) -> None:
             scale.ROOT = root  # the server's working directory: its code, its gunicorn.conf.py
             servers[name] = stack.enter_context(scale.http_server())
         scale.ROOT = here
-        browsers = {name: scale.browser(server) for name, server in servers.items()}
-        batches = iter(turns[i : i + batch_size] for i in range(0, len(turns), batch_size))
+        browsers = {name: server.browser() for name, server in servers.items()}
+        batches = iter(turns[i : i + size] for i in range(0, len(turns), size))
         for round_ in range(args.rounds + 1):  # the first round warms both, not counted
             names = list(versions) if round_ % 2 == 0 else list(reversed(versions))
             for name in names:
                 batch, server, browser = next(batches), servers[name], browsers[name]
                 scale.pages_http(browser, batch)
                 post = lambda b=browser, t=batch: scale.actions_http(b, t)  # noqa: E731
-                _, used = scale.server_batch(server, post)
+                _, used = server.batch(post)
                 if round_ and used is not None:
                     cpu[name].append(used / len(batch))
             loops.append(python_loop())
     for name, values in cpu.items():
         each = ", ".join(f"{v:.2f}" for v in values)
-        print(f"{name}: worker CPU per POST, median {statistics.median(values):.2f} ms ({each})")
-    print(f"reference loop: median {statistics.median(loops[1:]):.2f} ms")
+        print(f"{name}: worker CPU per POST, median {median(values):.2f} ms ({each})")
+    print(f"reference loop: median {median(loops[1:]):.2f} ms")
 
 
 if __name__ == "__main__":

@@ -1,5 +1,4 @@
-"""Bot strength benchmark, run by hand: ``python bench/bots.py [--games N] [--tables N]
-[--game NAME] [--seconds S] [--playouts N] [--seed-offset N] [--jobs N] [--tiny]``.
+"""Bot strength benchmark, run by hand (docs/benchmarks.md).
 
 For each game: the strong bot's share of 2-player games against the greedy bot (seats
 alternated, ties count half), its share at 4-player tables against three greedy bots (25% is
@@ -21,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.common import command_line, dated, parse_args
+from bench.common import cli, dated
 from bench.measure import median
 from bench.measure import p95 as p95_of
 from games.engine import GAMES
@@ -47,23 +46,18 @@ def strong_wins(name: str, players: int, first: int, indices: range, budget: Bud
     ``indices``: table ``i`` is dealt from seed ``first + i`` with the strong bot in seat
     ``i % players``, so a run split into ranges plays the same tables as one run. With the
     CPU times and the wall times of its searched moves, and the tables stopped unfinished."""
-    cls = GAMES[name]
     times: list[float] = []
     walls: list[float] = []
     stuck: list[str] = []
     won = 0.0
-    total = indices.stop
     for i in indices:
-        seed = first + i
-        seat = i % players
-        game = cls.new(players, {"seed": seed})
+        seed, seat = first + i, i % players
+        game = GAMES[name].new(players, {"seed": seed})
         greedy = [GreedyBot(seed * 10 + p) for p in range(players)]
         strong = StrongBot(seed, budget)
         for _ in range(MAX_GAME_ACTIONS):
-            if game.finished:
+            if (to_move := game.to_move) is None:
                 break
-            to_move = game.to_move
-            assert to_move is not None
             if to_move == seat:
                 view = player_view(game)
                 start, wall = time.thread_time(), time.perf_counter()
@@ -82,12 +76,10 @@ def strong_wins(name: str, players: int, first: int, indices: range, budget: Bud
             won += 1 / len(winners)
         done = i - indices.start + 1
         print(
-            f"  {name} {players}p table {i + 1}/{total}: strong seat {seat}, "
-            f"scores {scores}, {len(game.actions)} actions, "
-            f"strong's share so far {won / done:.2f} (of {done} here)",
-            file=sys.stderr,
-            flush=True,
-        )
+            f"  {name} {players}p table {i + 1}/{indices.stop}: strong seat {seat}, scores "
+            f"{scores}, {len(game.actions)} actions, strong's share so far {won / done:.2f} "
+            f"(of {done} here)", file=sys.stderr, flush=True,
+        )  # fmt: skip
     return won, times, walls, stuck
 
 
@@ -121,16 +113,22 @@ def run(
     games: int, tables: int, budget: Budget, names: list[str], seed_offset: int = 0, jobs: int = 1
 ) -> list[str]:
     """The table's lines (also printed as they come)."""
-    lines = [
-        f"bench/bots.py {datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC, "
-        f"python {sys.version.split()[0]}, {_processes(jobs)}; budget: {budget}; "
-        f"seed offset {seed_offset}",
-        "| game | strong vs greedy, 2p | strong at 4p tables (1 vs 3 greedy) "
-        "| move p50 (CPU) | p95 (CPU) | p95 (wall) |",
-        "|---|---|---|---|---|---|",
-    ]
-    for line in lines:
+    lines: list[str] = []
+
+    def say(line: str) -> None:
         print(line, flush=True)
+        lines.append(line)
+
+    processes = "one process" if jobs <= 1 else f"{jobs} processes"
+    say(
+        f"bench/bots.py {datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC, python "
+        f"{sys.version.split()[0]}, {processes}; budget: {budget}; seed offset {seed_offset}"
+    )
+    say(
+        "| game | strong vs greedy, 2p | strong at 4p tables (1 vs 3 greedy) "
+        "| move p50 (CPU) | p95 (CPU) | p95 (wall) |"
+    )
+    say("|---|---|---|---|---|---|")
     for name in names:
         times: list[float] = []
         walls: list[float] = []
@@ -139,24 +137,16 @@ def run(
         four = strong_share(name, 4, tables, budget, times, first4, walls, jobs) if tables else 0.0
         p50 = median(times) if times else 0.0
         p95 = p95_of(times) if times else 0.0
-        row = (
+        say(
             f"| {name} | {_share_cell(two, games, TARGET_2P)} "
             f"| {_share_cell(four, tables, TARGET_4P)} "
             f"| {p50 * 1000:.0f} ms | {p95 * 1000:.0f} ms "
             f"{'ok' if p95 < TARGET_P95_S else 'ABOVE 1 s'} ({len(times)} moves) "
             f"| {(p95_of(walls) if walls else 0.0) * 1000:.0f} ms |"
         )
-        print(row, flush=True)
-        lines.append(row)
     if STUCK:
-        note = f"stopped after {MAX_GAME_ACTIONS} actions, scored as they stood: {STUCK}"
-        print(note, flush=True)
-        lines.append(note)
+        say(f"stopped after {MAX_GAME_ACTIONS} actions, scored as they stood: {STUCK}")
     return lines
-
-
-def _processes(jobs: int) -> str:
-    return "one process" if jobs <= 1 else f"{jobs} processes"
 
 
 def _share_cell(share: float, count: int, target: float) -> str:
@@ -170,8 +160,8 @@ def _share_cell(share: float, count: int, target: float) -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = command_line(
-        __doc__,
+    args = cli(
+        __doc__, argv, TINY,
         ("--games", 100, "2-player games per game"),
         ("--tables", 40, "4-player tables per game"),
         ("--seconds", None, "time budget per move", {"type": float}),
@@ -179,16 +169,16 @@ def main(argv: list[str] | None = None) -> None:
         ("--game", None, "only this game", {"choices": sorted(GAMES), "action": "append"}),
         ("--seed-offset", 0, "deal other games than the default run"),
         ("--jobs", 1, "processes at once, each a range of the tables (the same as one process)"),
-    )
-    args = parse_args(parser, argv, TINY)
+    )  # fmt: skip
     budget = TINY_BUDGET if args.tiny else DEFAULT_BUDGET
     if args.playouts is not None:
         budget = replace(budget, playouts=args.playouts)
     if args.seconds is not None:
         budget = replace(budget, seconds=args.seconds or None)
     with dated("bots.py", argv):
-        names = args.game or sorted(GAMES)
-        run(args.games, args.tables, budget, names, args.seed_offset, args.jobs)
+        run(
+            args.games, args.tables, budget, args.game or sorted(GAMES), args.seed_offset, args.jobs
+        )
 
 
 if __name__ == "__main__":

@@ -11,10 +11,11 @@ import sys
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from bench.measure import REFERENCE_LOOP, footer, header, median, python_loop
+from bench.measure import REFERENCE_LOOP, load_average, machine, median, python_loop
 
 ROOT = Path(__file__).resolve().parent.parent
 #: the PostgreSQL server the benchmarks use by default (loopback, trust auth)
@@ -51,10 +52,11 @@ def parse_args(
     return args
 
 
-def reference_line(repeats: int = 3) -> str:
-    """The reference loop's best CPU ms of ``repeats`` now (its own cost, not a hiccup)."""
-    best = min(python_loop() for _ in range(max(1, repeats)))
-    return f"reference, pure-Python loop ({REFERENCE_LOOP:,} iterations): CPU {best:.2f} ms"
+def cli(
+    doc: str, argv: Sequence[str] | None, tiny: dict[str, Any], *options: tuple[Any, ...]
+) -> argparse.Namespace:
+    """A benchmark's options (``command_line``) parsed with ``--tiny`` (``parse_args``)."""
+    return parse_args(command_line(doc, *options), argv, tiny)
 
 
 def reference_median(runs: int = 5) -> float:
@@ -67,17 +69,28 @@ def dated(
     script: str, argv: Sequence[str] | None, *, before: bool = False, after: bool = True
 ) -> Iterator[None]:
     """A run's header (the command, date, machine, load) and, whatever happens, its footer;
-    the reference line at the start (``before``) and at the end (``after``)."""
+    the reference loop at the start (``before``) and at the end (``after``): its best CPU of
+    three, its own cost and not a scheduler's hiccup."""
+
+    def reference() -> None:
+        best = min(python_loop() for _ in range(3))
+        print(f"reference, pure-Python loop ({REFERENCE_LOOP:,} iterations): CPU {best:.2f} ms")
+
+    def now() -> str:
+        return f"{datetime.now(UTC):%Y-%m-%d %H:%M:%S} UTC"
+
     started = time.perf_counter()
-    print("\n".join(header(f"bench/{script} " + " ".join(argv or sys.argv[1:]))))
+    print(f"bench/{script} {' '.join(argv or sys.argv[1:])}: {now()}")
+    print(f"machine: {machine()}\nload average at the start: {load_average()}", flush=True)
     if before:
-        print(reference_line(), flush=True)
+        reference()
     try:
         yield
     finally:
         if after:
-            print(reference_line())
-        print("\n".join(footer(started)))
+            reference()
+        print(f"load average at the end: {load_average()}")
+        print(f"finished {now()}, {time.perf_counter() - started:.0f} s", flush=True)
 
 
 def production_env(**extra: str) -> dict[str, str]:
@@ -163,15 +176,14 @@ def create_database(server: str, name: str, *, drop: bool = False, owner: str = 
     created."""
     from psycopg import sql
 
-    ident = sql.Identifier(bench_database(name))
+    if drop:
+        drop_database(server, name)
+    elif database_exists(server, bench_database(name)):
+        return False
+    query = sql.SQL("CREATE DATABASE {}").format(sql.Identifier(bench_database(name)))
+    if owner:
+        query += sql.SQL(" OWNER {}").format(sql.Identifier(owner))
     with _admin(server) as conn:
-        if drop:
-            conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(ident))
-        elif conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone():
-            return False
-        query = sql.SQL("CREATE DATABASE {}").format(ident)
-        if owner:
-            query += sql.SQL(" OWNER {}").format(sql.Identifier(owner))
         conn.execute(query)
     return True
 

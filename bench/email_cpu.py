@@ -1,5 +1,4 @@
-"""One worker's CPU per email, run by hand: ``python bench/email_cpu.py [--games 100]
-[--kind finished|turn] [--rounds 3] [--profile 30] [--database keltis_emailcpu_fanout]``.
+"""One worker's CPU per email, run by hand (docs/benchmarks.md).
 
 What a worker spends on each email of a ``deliver_game_notifications`` task, in one process
 (bench/email_fanout.py measures the whole fan-out): the task called for every game, its emails
@@ -23,7 +22,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.common import DEFAULT_PG, command_line, dated, parse_args, reference_median, setup_django
+from bench.common import DEFAULT_PG, cli, dated, reference_median, setup_django
 from bench.infra import manage, recreate_database, site_env
 from bench.measure import count_queries
 from bench.players import four_player_games, requeue
@@ -49,17 +48,6 @@ class _NullSmtp:
     close = quit
 
 
-def _backend_class() -> type:
-    from django.core.mail.backends.smtp import EmailBackend
-
-    class NullSmtpBackend(EmailBackend):
-        """Django's SMTP backend (it serialises every message) over ``_NullSmtp``."""
-
-        connection_class = _NullSmtp
-
-    return NullSmtpBackend
-
-
 def queue_again(kind: str) -> list[int]:
     """Queue the ``kind`` rows again (all others sent); their ids."""
     from django.db.models import F
@@ -76,8 +64,8 @@ def queue_again(kind: str) -> list[int]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = command_line(
-        __doc__,
+    args = cli(
+        __doc__, argv, TINY,
         ("--games", 100, "4-player games"),
         ("--kind", "finished", "game over or turn emails", {"choices": ["finished", "turn"]}),
         ("--turns", 12, "turns played before a turn email"),
@@ -85,8 +73,7 @@ def main(argv: list[str] | None = None) -> int:
         ("--profile", 0, "print the N costliest functions"),
         ("--pg", DEFAULT_PG, "PostgreSQL server (loopback)"),
         ("--database", "keltis_emailcpu_fanout", "the database to drop and create"),
-    )
-    args = parse_args(parser, argv, TINY)
+    )  # fmt: skip
     with dated("email_cpu.py", argv):
         return run(args)
 
@@ -99,16 +86,22 @@ def run(args: argparse.Namespace) -> int:
     manage(env, "migrate", "--noinput")
     setup_django(env)
     from django.conf import settings
+    from django.core.mail.backends.smtp import EmailBackend
 
     from notifications.channels import email as email_channel
     from notifications.models import Notification, NotificationKind, NotificationStatus
     from notifications.tasks import deliver_game_notifications
 
-    globals()["_NullSmtpBackend"] = _backend_class()
-    settings.EMAIL_BACKEND = f"{__name__}._NullSmtpBackend"
+    class NullSmtpBackend(EmailBackend):
+        """Django's SMTP backend (it serialises every message) over ``_NullSmtp``."""
+
+        connection_class = _NullSmtp
+
+    globals()["NullSmtpBackend"] = NullSmtpBackend  # importable by the setting's path
+    settings.EMAIL_BACKEND = f"{__name__}.NullSmtpBackend"
     logging.getLogger().handlers[0].setStream(io.StringIO())  # the lines are written, not shown
 
-    kind = NotificationKind.FINISHED if args.kind == "finished" else NotificationKind.TURN
+    kind = NotificationKind(args.kind)
     print(f"setup: {args.games} games ...", flush=True)
     game_ids = four_player_games(
         args.games, "cpu", finish=args.kind == "finished", turns=args.turns

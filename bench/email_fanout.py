@@ -1,5 +1,4 @@
-"""Email fan-out benchmark, run by hand: ``python bench/email_fanout.py [--emails 10000]
-[--workers 2] [--reuse] [--database keltis_fanout] [--tiny]`` (docs/benchmarks.md).
+"""Email fan-out benchmark, run by hand (docs/benchmarks.md).
 
 A league season closes: its running 4-player games are decided (``game_finish_early``), each
 queues a "game over" email for its four players, sent by one ``deliver_game_notifications``
@@ -19,29 +18,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.common import (
-    DEFAULT_PG,
-    command_line,
-    database_exists,
-    dated,
-    parse_args,
-    reference_median,
-    setup_django,
-    verdict,
-)
-from bench.infra import (
-    CeleryWorker,
-    PrivateRedis,
-    SmtpCounter,
-    manage,
-    pg_url,
-    recreate_database,
-    site_env,
-    wait_until,
-)
+from bench import common, infra
+from bench.common import DEFAULT_PG, command_line, dated, parse_args, verdict
 from bench.players import four_player_games, requeue
 
-SEATS = 4
 TARGET_EMAILS, TARGET_SECONDS = 10_000, 120
 #: issue 30's goal for the workers' CPU per email (it was 7.3 ms)
 GOAL_CPU_MS = 2.0
@@ -50,35 +30,29 @@ BATCH = 25  # games per transaction in the setup, as a season close decides many
 TINY = {"emails": 8, "workers": 1, "timeout": 60.0}
 
 
-def create_fixture(emails: int) -> list[int]:
-    """``emails / 4`` decided games; each game's first turn email went out when it started,
-    long before the season closed."""
+def fixture(emails: int, reuse: bool) -> list[int] | None:
+    """The games whose "game over" rows are queued: the previous run's, queued again (None
+    if it differs), or ``emails / 4`` games decided now (their first turn emails went out
+    when they started, long before the season closed)."""
     from django.utils import timezone
 
+    from games.models import Game
     from notifications.models import Notification, NotificationKind, NotificationStatus
 
-    game_ids = four_player_games(emails // SEATS, "fan", finish=True, batch=BATCH)
+    rows = Notification.objects.filter(kind=NotificationKind.FINISHED)
+    if reuse:
+        others = Notification.objects.exclude(
+            kind__in=[NotificationKind.FINISHED, NotificationKind.TURN]
+        )
+        if rows.count() != emails or others.exists():
+            return None
+        requeue(rows)
+        return list(Game.objects.order_by("pk").values_list("pk", flat=True))
+    game_ids = four_player_games(emails // 4, "fan", finish=True, batch=BATCH)
     Notification.objects.filter(kind=NotificationKind.TURN).update(
         status=NotificationStatus.SENT, sent_at=timezone.now()
     )
     return game_ids
-
-
-def reuse_fixture(emails: int) -> list[int] | None:
-    """The previous run's games, their "game over" rows queued again; None if it differs."""
-    from games.models import Game
-    from notifications.models import Notification, NotificationKind
-
-    rows = Notification.objects.filter(kind=NotificationKind.FINISHED)
-    if (
-        rows.count() != emails
-        or Notification.objects.exclude(
-            kind__in=[NotificationKind.FINISHED, NotificationKind.TURN]
-        ).exists()
-    ):
-        return None
-    requeue(rows)
-    return list(Game.objects.order_by("pk").values_list("pk", flat=True))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -92,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
         ("--database", "keltis_fanout", "the database to drop and create (keltis_NAME_fanout)"),
     )
     args = parse_args(parser, argv, TINY)
-    if args.emails <= 0 or args.emails % SEATS:
+    if args.emails <= 0 or args.emails % 4:
         parser.error("--emails must be a positive multiple of 4")
     with dated("email_fanout.py", argv):
         return run(args)
@@ -102,59 +76,58 @@ def run(args: argparse.Namespace) -> int:
     logs = Path(tempfile.mkdtemp(prefix="keltis-fanout-"))
     print(f"logs in {logs}")
     with ExitStack() as stack:
-        redis = stack.enter_context(PrivateRedis())
-        smtp = stack.enter_context(SmtpCounter())
-        reuse = args.reuse and database_exists(args.pg, args.database)
+        redis = stack.enter_context(infra.PrivateRedis())
+        smtp = stack.enter_context(infra.SmtpCounter())
+        reuse = args.reuse and common.database_exists(args.pg, args.database)
         if not reuse:
-            recreate_database(args.pg, args.database)
-        env = site_env(
-            database_url=pg_url(args.pg, args.database), broker_url=redis.url(0),
+            infra.recreate_database(args.pg, args.database)
+        env = infra.site_env(
+            database_url=infra.pg_url(args.pg, args.database), broker_url=redis.url(0),
             smtp_port=smtp.port, site_url="http://127.0.0.1:8000", CACHE_URL=redis.url(1),
         )  # fmt: skip
-        manage(env, "migrate", "--noinput")
-        workers = []
-        for i in range(args.workers):
-            log = logs / f"worker{i + 1}.log"
-            worker = CeleryWorker(f"fanout{i + 1}", env, log)
-            workers.append(stack.enter_context(worker))
-        setup_django(env)
+        infra.manage(env, "migrate", "--noinput")
+        workers = [
+            stack.enter_context(infra.CeleryWorker(f"fanout{i}", env, logs / f"worker{i}.log"))
+            for i in range(1, args.workers + 1)
+        ]
+        common.setup_django(env)
 
         setup_start = time.monotonic()
-        game_ids = reuse_fixture(args.emails) if reuse else None
+        game_ids = fixture(args.emails, reuse=True) if reuse else None
         if game_ids is None:
             if reuse:
                 print("the previous fixture differs: building a new one")
-                recreate_database(args.pg, args.database)
-                manage(env, "migrate", "--noinput")
-            print(f"setup: {args.emails} players in {args.emails // SEATS} games ...")
-            game_ids = create_fixture(args.emails)
+                infra.recreate_database(args.pg, args.database)
+                infra.manage(env, "migrate", "--noinput")
+            print(f"setup: {args.emails} players in {args.emails // 4} games ...")
+            game_ids = fixture(args.emails, reuse=False)
         print(f"setup took {time.monotonic() - setup_start:.0f} s ({len(game_ids)} games)")
         for worker in workers:
-            wait_until(worker.ready, 60, f"worker {worker.name}")
+            infra.wait_until(worker.ready, 60, f"worker {worker.name}")
         # the finished games' own tasks (ratings, standings) run before the clock starts
-        wait_until(
+        infra.wait_until(
             lambda: redis.queue_length() == 0 and all(w.idle() for w in workers),
             args.timeout, "the workers to be idle", step=0.5,
         )  # fmt: skip
 
         from notifications.tasks import deliver_game_notifications
 
-        cpu_before = [w.cpu_seconds() for w in workers]
+        cpu_before = sum(w.cpu_seconds() for w in workers)
         start = time.monotonic()
         for game_id in game_ids:
             deliver_game_notifications.delay(game_id)
         queued = time.monotonic() - start
         with suppress(TimeoutError):  # reported below: fewer emails than expected arrived
-            wait_until(lambda: smtp.count >= args.emails, args.timeout, "every email", 0.05)
+            infra.wait_until(lambda: smtp.count >= args.emails, args.timeout, "every email", 0.05)
         elapsed = time.monotonic() - start
-        cpu = sum(w.cpu_seconds() for w in workers) - sum(cpu_before)
+        cpu = sum(w.cpu_seconds() for w in workers) - cpu_before
         time.sleep(2)  # an email sent twice would arrive after the last one expected
         return report(args, smtp, workers, elapsed, queued, start, len(game_ids), cpu)
 
 
 def report(
-    args: argparse.Namespace, smtp: SmtpCounter, workers: list[CeleryWorker], elapsed: float,
-    queued: float, start: float, games: int, cpu: float,
+    args: argparse.Namespace, smtp: infra.SmtpCounter, workers: list[infra.CeleryWorker],
+    elapsed: float, queued: float, start: float, games: int, cpu: float,
 ) -> int:  # fmt: skip
     from django.db.models import Count
 
@@ -178,11 +151,13 @@ def report(
         problems.append(f"outbox rows by status: {by_status}")
 
     rate = arrived / elapsed
-    first = (smtp.first_at or start) - start
     target_rate = TARGET_EMAILS / TARGET_SECONDS
     mark = "ok" if rate >= target_rate and not problems else "BELOW TARGET"
     print(f"\n{games} games, {args.workers} worker processes (solo pool)")
-    print(f"queueing {games} tasks took {queued:.1f} s; first email after {first:.1f} s")
+    print(
+        f"queueing {games} tasks took {queued:.1f} s; first email after "
+        f"{(smtp.first_at or start) - start:.1f} s"
+    )
     print(
         f"{arrived} emails in {elapsed:.1f} s: {rate:.0f} emails/s (target: "
         f"{TARGET_EMAILS:,} in < {TARGET_SECONDS} s, {target_rate:.0f} emails/s)  {mark}"
@@ -191,7 +166,7 @@ def report(
     tasks = [w.tasks_done("deliver_game") for w in workers]
     print(
         f"workers' CPU: {cpu:.1f} s, {per_email:.1f} ms per email (goal: <= {GOAL_CPU_MS} ms, "
-        f"{per_email / reference_median():.2f}x the reference loop); "
+        f"{per_email / common.reference_median():.2f}x the reference loop); "
         f"deliver tasks per worker: {tasks}"
     )
     print(

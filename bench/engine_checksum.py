@@ -1,5 +1,4 @@
-"""Engine checksum, run by hand before and after a change meant to make the engine faster:
-``python bench/engine_checksum.py [--seeds N] [--tiny]``.
+"""Engine checksum, run by hand before and after a change meant to make the engine faster.
 
 Plays seeded random games of every game and player count and hashes, at every step, the legal
 list, every view (all, each player, a spectator), the snapshot and the action chosen; at some
@@ -17,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.common import command_line, parse_args
+from bench.common import cli
 from games.engine import GAMES, IllegalAction, Record, replay
 from games.engine.base import SPECTATOR
 from games.engine.bots import GreedyBot, RandomBot
@@ -74,8 +73,7 @@ def digest(name: str, players: int, seeds: int) -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = command_line(__doc__, ("--seeds", 40, "games per game and player count"))
-    args = parse_args(parser, argv, {"seeds": 1})
+    args = cli(__doc__, argv, {"seeds": 1}, ("--seeds", 40, "games per game and player count"))
     total = hashlib.sha256()
     for name in sorted(GAMES):
         for players in (2, 3, 4):

@@ -1,5 +1,4 @@
-"""The history page of a long game (issue 32), run by hand:
-``python bench/history_page.py [--events 600] [--repeats 7] [--gc server|auto] [--tiny]``.
+"""The history page of a long game (issue 32), run by hand (docs/benchmarks.md).
 
 A three-player board game of random moves played through the services into a SQLite database
 of its own, then the server's CPU per GET of its history page (Django's test client, DEBUG off)
@@ -23,16 +22,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.common import (
-    ROOT,
-    command_line,
-    dated,
-    markdown_table,
-    parse_args,
-    production_env,
-    settings_module,
-    setup_django,
-)
+from bench import common
+from bench.common import ROOT, cli, dated, markdown_table
 from bench.measure import median
 
 TARGET_CPU_MS = 100.0
@@ -47,11 +38,11 @@ def site_env(folder: Path) -> dict[str, str]:
     """The site's production settings on a SQLite file in ``folder``, static files unhashed
     (nothing to collect), tasks kept in memory (no worker), no email leaving the folder."""
     storage = "django.contrib.staticfiles.storage.StaticFilesStorage"
-    module = settings_module(folder, "bench_history_settings", (
+    module = common.settings_module(folder, "bench_history_settings", (
         f'STORAGES = {{"default": {{"BACKEND": "django.core.files.storage.FileSystemStorage"}}, '
         f'"staticfiles": {{"BACKEND": "{storage}"}}}}\n'
     ))  # fmt: skip
-    return production_env(
+    return common.production_env(
         DJANGO_SETTINGS_MODULE=module, VAR_DIR=str(folder / "var"),
         DATABASE_URL=f"sqlite:///{folder / 'db.sqlite3'}", CELERY_BROKER_URL="memory://localhost//",
         CACHE_URL="locmemcache://", EMAIL_URL="consolemail://", LOG_LEVEL="WARNING",
@@ -68,11 +59,8 @@ def long_game(events: int) -> tuple[object, object]:
     from games.services import action_submit, game_create, game_join
     from games.state import engine_state
 
-    users = [
-        User.objects.create_user(username=f"bench{i}", email=f"bench{i}@example.test",
-                                 password="a long pass phrase")
-        for i in range(3)
-    ]  # fmt: skip
+    users = [User.objects.create_user(f"bench{i}", f"bench{i}@example.test", "a long pass phrase")
+             for i in range(3)]  # fmt: skip
     game = game_create(creator=users[0], kind="keltis", player_count=3)
     Game.objects.filter(pk=game.pk).update(setup=game_class("keltis").deal(3, DEAL_SEED))
     for user in users[1:]:
@@ -124,36 +112,31 @@ class Collector:
         )
 
 
-def cpu_ms(
-    client: object, url: str, repeats: int, collector: Collector
-) -> tuple[list[float], bytes]:
+def cpu_ms(client: Any, url: str, repeats: int, collector: Collector) -> tuple[list[float], bytes]:
     """The CPU ms of each GET of ``url`` (after one unmeasured), and the page."""
-    response = client.get(url)  # type: ignore[attr-defined]
-    assert response.status_code == 200, response.status_code
-    collector.after_response()
     times = []
-    for _ in range(repeats):
+    for _ in range(repeats + 1):
         start = time.process_time()
-        response = client.get(url)  # type: ignore[attr-defined]
+        response = client.get(url)
         times.append((time.process_time() - start) * 1000)
+        assert response.status_code == 200, response.status_code
         collector.after_response()
-    return times, response.content
+    return times[1:], response.content
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = command_line(
-        __doc__,
+    args = cli(
+        __doc__, argv, TINY,
         ("--events", 600, "the game's length"),
         ("--repeats", 7, "GETs timed per page"),
         ("--gc", "server", "the collector as gunicorn.conf.py runs it, or left automatic",
          {"choices": ("server", "auto")}),
     )  # fmt: skip
-    args = parse_args(parser, argv, TINY)
     with (
         dated("history_page.py", argv, before=True),
         tempfile.TemporaryDirectory(prefix="keltis-history-") as tmp,
     ):
-        setup_django(site_env(Path(tmp)))
+        common.setup_django(site_env(Path(tmp)))
         from django.core.management import call_command
         from django.test import Client
         from django.urls import reverse

@@ -4,6 +4,7 @@ its own handle (the PostgreSQL server is the only shared one: see bench/common.p
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
 import ipaddress
 import logging
@@ -21,10 +22,10 @@ from pathlib import Path
 from typing import Any, Self
 from urllib.parse import urlsplit
 
+from bench.common import ROOT as REPO
 from bench.common import create_database, production_env
 from bench.measure import tree_cpu_ms
 
-REPO = Path(__file__).resolve().parent.parent
 LOOPBACK = "127.0.0.1"
 
 #: the loopback ports the services started here take (``use_ports``); None: any free one
@@ -79,8 +80,7 @@ def wait_until(
     """Poll ``check`` until it returns something truthy: real processes take real time."""
     end = time.monotonic() + timeout
     while time.monotonic() < end:
-        value = check()
-        if value:
+        if value := check():
             return value
         time.sleep(step)
     raise TimeoutError(f"timed out waiting for {what}")
@@ -89,19 +89,17 @@ def wait_until(
 def loopback_address(host: str) -> str:
     """The loopback IP ``host`` names; anything that is not loopback is refused, so no
     benchmark traffic can leave the machine."""
-    infos = socket.getaddrinfo(host, None, type=socket.SOCK_STREAM)
-    addresses = [info[4][0] for info in infos]
+    addresses = [info[4][0] for info in socket.getaddrinfo(host, None, type=socket.SOCK_STREAM)]
     if not addresses or not all(ipaddress.ip_address(a).is_loopback for a in addresses):
         raise ValueError(f"{host} is not a loopback address ({addresses})")
     # IPv4 first: "localhost" may resolve to ::1 as well, and test servers bind 127.0.0.1
     return sorted(addresses, key=lambda a: ":" in a)[0]
 
 
-# -- PostgreSQL ------------------------------------------------------------------------------------
+# -- PostgreSQL and the site's environment -------------------------------------------------------
 def pg_url(server: str, name: str) -> str:
     """``server`` is e.g. postgres://postgres@127.0.0.1:5432 (loopback only)."""
-    parts = urlsplit(server)
-    loopback_address(parts.hostname or "")
+    loopback_address(urlsplit(server).hostname or "")
     return f"{server.rstrip('/')}/{name}"
 
 
@@ -112,7 +110,6 @@ def recreate_database(server: str, name: str) -> str:
     return url
 
 
-# -- the site's environment ------------------------------------------------------------------------
 def site_env(
     *, database_url: str, broker_url: str, smtp_port: int, site_url: str, **extra: str
 ) -> dict[str, str]:
@@ -135,10 +132,8 @@ def site_env(
 
 
 def manage(env: dict[str, str], *args: str) -> None:
-    subprocess.run(
-        [sys.executable, "manage.py", *args], cwd=REPO, env=env, check=True,
-        stdout=subprocess.DEVNULL,
-    )  # fmt: skip
+    subprocess.run([sys.executable, "manage.py", *args], cwd=REPO, env=env, check=True,
+                   stdout=subprocess.DEVNULL)  # fmt: skip
 
 
 class Service:
@@ -209,23 +204,6 @@ class PrivateRedis(Service):
 _MESSAGE_ID = re.compile(rb"^Message-ID:\s*(\S+)", re.IGNORECASE | re.MULTILINE)
 
 
-class _CountingHandler:
-    def __init__(self, counter: SmtpCounter) -> None:
-        self.counter = counter
-
-    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
-        if self.counter.delay:
-            import asyncio
-
-            await asyncio.sleep(self.counter.delay)  # a slow mail server: sends overlap
-        head = envelope.content.split(b"\r\n\r\n", 1)[0]
-        found = _MESSAGE_ID.search(head)
-        self.counter.record(
-            list(envelope.rcpt_tos), found.group(1).decode() if found else "", session.peer
-        )
-        return "250 OK"
-
-
 class SmtpCounter(Service):
     """An aiosmtpd server on loopback that keeps no message, only counts: per recipient, per
     Message-ID (one per notification key, see notifications.emails) and SMTP connections. With
@@ -241,13 +219,18 @@ class SmtpCounter(Service):
         self.first_at: float | None = None
         self._controller: Any = None
 
-    def record(self, recipients: list[str], message_id: str, peer: Any) -> None:
+    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
+        """aiosmtpd's handler of a message: counted, not kept."""
+        if self.delay:
+            await asyncio.sleep(self.delay)  # a slow mail server: sends overlap
+        found = _MESSAGE_ID.search(envelope.content.split(b"\r\n\r\n", 1)[0])
         now = time.monotonic()
         with self.lock:
-            self.recipients.update(recipients)
-            self.message_ids[message_id] += 1
-            self.peers.add(peer)
+            self.recipients.update(envelope.rcpt_tos)
+            self.message_ids[found.group(1).decode() if found else ""] += 1
+            self.peers.add(session.peer)
             self.first_at = self.first_at or now
+        return "250 OK"
 
     @property
     def count(self) -> int:
@@ -260,7 +243,7 @@ class SmtpCounter(Service):
         # aiosmtpd logs every SMTP command at INFO: in the project's logging that is a JSON
         # line per command, which would cost the benchmark more than the counting does
         logging.getLogger("mail.log").setLevel(logging.WARNING)
-        self._controller = Controller(_CountingHandler(self), hostname=LOOPBACK, port=self.port)
+        self._controller = Controller(self, hostname=LOOPBACK, port=self.port)
         self._controller.start()
         return self
 
@@ -318,12 +301,13 @@ class _Process(Service):
         self.log = log
         self.proc: subprocess.Popen[bytes] | None = None
 
-    def _celery(self, *args: str) -> None:
+    def _celery(self, *args: str) -> Self:
         self.log.write_text("")
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "celery", "-A", "keltis_site", *args, "--loglevel", "INFO"],
             cwd=REPO, env=self.env, stdout=self.log.open("ab"), stderr=subprocess.STDOUT,
         )  # fmt: skip
+        return self
 
     def _logged(self, line: str) -> bool:
         if self.proc is not None and self.proc.poll() is not None:
@@ -343,11 +327,10 @@ class CeleryWorker(_Process):
         self.name = name
 
     def start(self) -> Self:
-        self._celery(
+        return self._celery(
             "worker", "--pool", "solo", "-n", f"{self.name}@%h", "--without-gossip",
             "--without-mingle", "--without-heartbeat",
         )  # fmt: skip
-        return self
 
     def ready(self) -> bool:
         return self._logged("ready.")
@@ -376,36 +359,30 @@ class CeleryBeat(_Process):
     name = "beat"
 
     def start(self) -> Self:
-        self._celery("beat")
-        return self
+        return self._celery("beat")
 
     def ready(self) -> bool:
         return self._logged("beat: Starting...")
 
 
-def web_server_command(port: int, workers: int) -> tuple[str, list[str]]:
+class WebServer(_Process):
     """gunicorn with ``workers`` processes when it is installed, else Django's threaded
     runserver (one process, a thread per request)."""
-    bind = f"{LOOPBACK}:{port}"
-    if importlib.util.find_spec("gunicorn") is not None:
-        return (
-            f"gunicorn, {workers} workers x 4 threads",
-            [sys.executable, "-m", "gunicorn", "keltis_site.wsgi:application", "--bind", bind,
-             "--workers", str(workers), "--threads", "4", "--access-logfile", "-"],
-        )  # fmt: skip
-    return (
-        "manage.py runserver (threaded, one process; gunicorn is not installed)",
-        [sys.executable, "manage.py", "runserver", bind, "--noreload"],
-    )
 
-
-class WebServer(_Process):
     name = "the web server"
 
     def __init__(self, env: dict[str, str], log: Path, workers: int) -> None:
         super().__init__(env, log)
         self.port = free_port()
-        self.description, self.command = web_server_command(self.port, workers)
+        bind = f"{LOOPBACK}:{self.port}"
+        self.description = "manage.py runserver (threaded, one process; gunicorn is not installed)"
+        self.command = [sys.executable, "manage.py", "runserver", bind, "--noreload"]
+        if importlib.util.find_spec("gunicorn") is not None:
+            self.description = f"gunicorn, {workers} workers x 4 threads"
+            self.command = [
+                sys.executable, "-m", "gunicorn", "keltis_site.wsgi:application", "--bind", bind,
+                "--workers", str(workers), "--threads", "4", "--access-logfile", "-",
+            ]  # fmt: skip
 
     @property
     def url(self) -> str:

@@ -35,36 +35,16 @@ from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.common import (  # noqa: E402  (the repository is on the path above)
-    bench_database,
-    command_line,
-    create_database,
-    dated,
-    drop_database,
-    markdown_table,
-    parse_args,
-    production_env,
-    settings_module,
-    setup_django,
-)
-from bench.infra import free_port, port_free, serve, stop_process  # noqa: E402
-from bench.measure import (  # noqa: E402
-    Reference,
-    Series,
-    django_pg_settings,
-    interleave,
-    median,
-    p95,
-    process_cpu_ms,
-)
+from bench import common
+from bench.common import ROOT, markdown_table
+from bench.infra import free_port, port_free, serve, stop_process
+from bench.measure import Reference, Series, django_pg_settings, median, p95
+from bench.measure import process_cpu_ms as cpu_ms
 
-DEFAULT_DB = "keltis_bench_live"
 #: ``--tiny`` (tests/bench/, tests/live/test_bench_live.py): five streams, two repeats
 TINY = {"pages": [5], "repeats": 2, "timeout": 30.0}
-DEFAULT_POSTGRES = "postgres://postgres@127.0.0.1:5432/postgres"
 #: the ports this bench takes the first free one of (tests/live uses 8400-8499 as well)
 PORTS = range(8450, 8500)
 #: issue 31: a move's event reaches 95% of the open pages within this
@@ -72,7 +52,6 @@ WITHIN_S = 2.0
 #: application_name of each process's connections (how pg_stat_activity tells them apart)
 SERVER_APP = "keltis-bench-live-stream"
 BENCH_APP = "keltis-bench-live"
-MONITOR_APP = "keltis-bench-live-monitor"
 #: the stream server's per-visitor caps (live/, issue 31), lifted above the streams opened
 CAP_VARIABLES = (
     "LIVE_STREAMS_PER_ADDRESS",
@@ -81,25 +60,22 @@ CAP_VARIABLES = (
 )
 
 T = TypeVar("T")
+Stream = tuple[asyncio.StreamReader, asyncio.StreamWriter]
 
 
-# -- options -------------------------------------------------------------------------------------
 def sizes(text: str) -> list[int]:
     """``1000,5000`` (underscores allowed): the numbers of streams, run in turn."""
-    try:
-        values = [int(part.replace("_", "")) for part in text.split(",") if part.strip()]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r}: numbers separated by commas") from None
+    values = [int(part.replace("_", "")) for part in text.split(",") if part.strip()]
     if not values or min(values) < 1:
         raise argparse.ArgumentTypeError(f"{text!r}: at least one number of streams, each >= 1")
     return values
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
-    parser = command_line(
+    parser = common.command_line(
         __doc__,
         ("--pages", [1000], "streams, e.g. 1000,5000", {"type": sizes}),
-        ("--postgres", DEFAULT_POSTGRES, "a superuser's URL"),
+        ("--postgres", f"{common.DEFAULT_PG}/postgres", "a superuser's URL"),
         ("--connection-limit", 50, "connections the database's role may hold (-1: no limit)"),
         ("--drop", False, "drop the database and role after"),
         ("--port", 0, f"default: the first free of {PORTS}"),
@@ -109,37 +85,23 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         ("--timeout", 60.0, "s to open or hear a stream"),
     )
     where = parser.add_mutually_exclusive_group()
-    where.add_argument("--db", default=DEFAULT_DB, help="the PostgreSQL bench database's name")
+    where.add_argument("--db", default="keltis_bench_live", help="the PostgreSQL database's name")
     where.add_argument("--sqlite", action="store_true", help="a SQLite file instead")
-    return parse_args(parser, argv, TINY)
+    return common.parse_args(parser, argv, TINY)
 
 
 # -- this machine --------------------------------------------------------------------------------
-def raise_open_files() -> tuple[int, int]:
-    """The soft limit of open files up to the hard one (the subprocesses inherit it)."""
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    wanted = hard if hard != resource.RLIM_INFINITY else max(soft, 65536)
-    if wanted > soft:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
-    return resource.getrlimit(resource.RLIMIT_NOFILE)
-
-
-def proc_status(pid: int) -> dict[str, str]:
-    """/proc/<pid>/status as a dict (empty once the process is gone)."""
-    try:
-        lines = Path(f"/proc/{pid}/status").read_text().splitlines()
-    except OSError:
-        return {}
-    return {key: value.strip() for key, _, value in (line.partition(":") for line in lines)}
+def proc_status(pid: int, key: str) -> int:
+    """The number /proc/<pid>/status gives ``key`` (VmRSS in kB, Threads); 0 once gone."""
+    with contextlib.suppress(OSError):
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith(f"{key}:"):
+                return int(line.split()[1])
+    return 0
 
 
 def rss_mib(pid: int) -> float:
-    """The process's resident memory (VmRSS), MiB."""
-    return int(proc_status(pid).get("VmRSS", "0 kB").split()[0]) / 1024
-
-
-def threads(pid: int) -> int:
-    return int(proc_status(pid).get("Threads", "0"))
+    return proc_status(pid, "VmRSS") / 1024
 
 
 def open_handles(pid: int, path: Path) -> int:
@@ -154,39 +116,36 @@ def open_handles(pid: int, path: Path) -> int:
 
 # -- the database --------------------------------------------------------------------------------
 class Postgres:
-    """The bench database on a shared server, its role, and the superuser's connection that
-    counts connections."""
+    """The bench database on a shared server, its role of the same name, and the superuser's
+    connection that counts connections."""
 
     def __init__(self, admin_url: str, name: str) -> None:
         try:
-            self.name = bench_database(name)  # the database's, and its role's
+            self.name = common.bench_database(name)
         except ValueError as exc:
             raise SystemExit(f"bench/live.py: {exc} (its name must say bench)") from None
         self.admin_url = admin_url
+        self.server = admin_url.rsplit("/", 1)[0]
         self.monitor: Any = None
 
     def url(self, application_name: str) -> str:
         """The role's URL of the bench database (no password: trust on loopback, as here)."""
         parts = urlsplit(self.admin_url)
         netloc = f"{self.name}@{parts.hostname or '127.0.0.1'}:{parts.port or 5432}"
-        return urlunsplit(
-            (parts.scheme, netloc, f"/{self.name}", f"application_name={application_name}", "")
-        )
-
-    def _admin(self) -> Any:
-        import psycopg
-
-        return psycopg.connect(self.admin_url, autocommit=True, application_name=MONITOR_APP)
+        query = f"application_name={application_name}"
+        return urlunsplit((parts.scheme, netloc, f"/{self.name}", query, ""))
 
     def prepare(self, connection_limit: int) -> str:
         """The role (with its connection limit) and the database it owns, created if missing
         (says which). A database of that name that this bench did not make (another owner) is
         left alone: the run stops."""
+        import psycopg
         from psycopg import sql
 
         role = sql.Identifier(self.name)
-        self.monitor = self._admin()
-        cur = self.monitor.cursor()
+        self.monitor = cur = psycopg.connect(
+            self.admin_url, autocommit=True, application_name="keltis-bench-live-monitor"
+        )
         owner = cur.execute(
             "SELECT pg_get_userbyid(datdba) FROM pg_database WHERE datname = %s", [self.name]
         ).fetchone()
@@ -209,23 +168,22 @@ class Postgres:
         )
         if owner:
             return "reused"
-        create_database(self.server, self.name, owner=self.name)
+        common.create_database(self.server, self.name, owner=self.name)
         return "created"
 
-    @property
-    def server(self) -> str:
-        return self.admin_url.rsplit("/", 1)[0]
-
-    def connections(self) -> tuple[int, int, int]:
-        """pg_stat_activity's rows of the bench database: all, this process's, the stream
-        server's (by application_name)."""
-        row = self.monitor.execute(
+    def connections(self) -> str:
+        """pg_stat_activity's rows of the bench database but this process's (by
+        application_name), with how they were counted."""
+        total, own, named = self.monitor.execute(
             "SELECT count(*), count(*) FILTER (WHERE application_name = %s),"
             " count(*) FILTER (WHERE application_name = %s)"
             " FROM pg_stat_activity WHERE datname = %s",
             [BENCH_APP, SERVER_APP, self.name],
         ).fetchone()
-        return row[0], row[1], row[2]
+        return (
+            f"{total - own} (pg_stat_activity rows of {self.name}: {total}, minus this "
+            f"process's {own}; rows named {SERVER_APP}: {named})"
+        )
 
     def settings_line(self) -> str:
         row = self.monitor.execute(
@@ -248,24 +206,16 @@ class Postgres:
             return "refused: " + str(exc).strip().splitlines()[-1][:160]
         return f"accepted in {(time.perf_counter() - started) * 1000:.1f} ms"
 
-    def drop(self) -> None:
-        drop_database(self.server, self.name, role=True)
-
-    def close(self) -> None:
-        if self.monitor is not None:
-            self.monitor.close()
-            self.monitor = None
-
 
 # -- the site's processes ------------------------------------------------------------------------
 def site_env(folder: Path, database_url: str, pubsub_url: str) -> dict[str, str]:
     """The environment of every process of the site here: production's settings (DEBUG off,
     with the static files collected into ``folder``), the bench's database and transport, a
     task queue and cache of its own in ``folder`` (no task reaches anybody's worker)."""
-    return production_env(
-        DJANGO_SETTINGS_MODULE=settings_module(folder, "bench_live_settings"),
+    return common.production_env(
+        DJANGO_SETTINGS_MODULE=common.settings_module(folder, "bench_live_settings"),
         PYTHONPATH=os.pathsep.join(
-            p for p in (str(folder), str(REPO), os.environ.get("PYTHONPATH")) if p
+            p for p in (str(folder), str(ROOT), os.environ.get("PYTHONPATH")) if p
         ),
         VAR_DIR=str(folder / "var"), DATABASE_URL=database_url, CELERY_BROKER_URL="filesystem://",
         CELERY_TASK_ALWAYS_EAGER="False", CACHE_URL=f"filecache://{folder / 'var' / 'cache'}",
@@ -273,15 +223,6 @@ def site_env(folder: Path, database_url: str, pubsub_url: str) -> dict[str, str]
         LIVE_CHANNEL=f"keltis:live:bench:{os.getpid()}",  # pub/sub ignores the db number
         LOG_LEVEL="WARNING", LOG_FORMAT="plain",
     )  # fmt: skip
-
-
-def prepare_site(folder: Path, env: dict[str, str]) -> None:
-    """The static files (DEBUG off names the hashed ones) and the migrations."""
-    for command in (["migrate"], ["collectstatic", "--noinput"]):
-        subprocess.run(
-            [sys.executable, "manage.py", *command, "--verbosity", "0"],
-            cwd=REPO, env={**os.environ, **env}, check=True,
-        )  # fmt: skip
 
 
 @contextlib.contextmanager
@@ -306,10 +247,9 @@ def stream_server(env: dict[str, str], port: int, log: Path) -> Iterator[subproc
 def log_summary(log: Path, start: int) -> str:
     """The stream server's log of this size (from byte ``start``): lines, and the last error."""
     try:
-        text = log.read_bytes()[start:].decode(errors="replace")
+        lines = log.read_bytes()[start:].decode(errors="replace").splitlines()
     except OSError:
         return "no log"
-    lines = text.splitlines()
     errors = [line for line in lines if re.search(r"Error|error|FATAL", line)]
     last = f"; last error line: {errors[-1].strip()[:200]}" if errors else ""
     return f"{len(lines)} lines, {len(errors)} naming an error ({log}){last}"
@@ -346,10 +286,8 @@ class Site:
         self.runs += 1
         tag = f"{os.getpid()}-{int(time.time())}-{self.runs}"
         users = [
-            User.objects.create_user(
-                username=f"{name}-{tag}", email=f"{name}-{tag}@example.test", password=None
-            )
-            for name in ("anna", "bela")
+            User.objects.create_user(username=n, email=f"{n}@example.test", password=None)
+            for n in (f"anna-{tag}", f"bela-{tag}")
         ]
         game = game_create(creator=users[0], kind="keltis", player_count=2)
         game_join(game_id=game.pk, user=users[1])
@@ -406,12 +344,6 @@ class Site:
 
 
 # -- the streams ---------------------------------------------------------------------------------
-@dataclass
-class Stream:
-    reader: asyncio.StreamReader
-    writer: asyncio.StreamWriter
-
-
 async def open_stream(port: int, game_id: int, timeout: float) -> tuple[str, Stream | None]:
     """One page's stream: ("open", the stream) once its first line came, else what came
     instead ("HTTP 500", "timeout", "ConnectionResetError", ...)."""
@@ -430,7 +362,7 @@ async def open_stream(port: int, game_id: int, timeout: float) -> tuple[str, Str
                 writer.close()
                 return f"HTTP {status}", None
             await reader.readuntil(b"retry:")  # its first line: subscribed, marks read
-            return "open", Stream(reader, writer)
+            return "open", (reader, writer)
     except TimeoutError:
         outcome = "timeout"
     except (OSError, asyncio.IncompleteReadError, asyncio.LimitOverrunError) as exc:
@@ -441,7 +373,7 @@ async def open_stream(port: int, game_id: int, timeout: float) -> tuple[str, Str
 
 
 async def hear(stream: Stream) -> float:
-    await stream.reader.readuntil(b"event: change")
+    await stream[0].readuntil(b"event: change")
     return time.perf_counter()
 
 
@@ -493,25 +425,21 @@ async def measure(
 
     def connections() -> str:
         if db is not None:
-            total, own, named = db.connections()
-            return (
-                f"{total - own} (pg_stat_activity rows of {db.name}: {total}, minus this "
-                f"process's {own}; rows named {SERVER_APP}: {named})"
-            )
+            return db.connections()
         assert db_file is not None
         return f"{open_handles(pid, db_file)} open handles of {db_file.name} (/proc/{pid}/fd)"
 
     # a first stream, opened and closed: the server has imported and connected once
     outcome, warm = await open_stream(port, game_id, args.timeout)
     if warm is not None:
-        warm.writer.close()
+        warm[1].close()
     await asyncio.sleep(0.5)
-    rss_before, threads_before, cpu_before = rss_mib(pid), threads(pid), process_cpu_ms(pid)
+    rss_before, cpu_before = rss_mib(pid), cpu_ms(pid)
     print(
-        f"stream server (pid {pid}) before: RSS {rss_before:.1f} MiB, {threads_before} threads; "
-        f"database connections {connections()}; warm-up stream: {outcome}"
+        f"stream server (pid {pid}) before: RSS {rss_before:.1f} MiB, "
+        f"{proc_status(pid, 'Threads')} threads; database connections {connections()}; "
+        f"warm-up stream: {outcome}"
     )
-
     gate = asyncio.Semaphore(args.concurrency)
 
     async def one() -> tuple[str, Stream | None]:
@@ -524,21 +452,19 @@ async def measure(
     streams = [stream for _, stream in opened if stream is not None]
     try:
         result.outcomes.update(outcome for outcome, _ in opened)
-        refused = ", ".join(
-            f"{n} {what}" for what, n in result.outcomes.most_common() if what != "open"
-        )
+        refused = ", ".join(f"{n} {w}" for w, n in result.outcomes.most_common() if w != "open")
         print(
             f"{len(streams)} of {pages} streams open in {took:.1f} s; refused or failed: "
             f"{pages - len(streams)}{f' ({refused})' if refused else ''}"
         )
         await asyncio.sleep(1.0)  # the server settles (threads of refused streams end)
-        rss_after, cpu_opened = rss_mib(pid), process_cpu_ms(pid)
+        rss_after, cpu_opened = rss_mib(pid), cpu_ms(pid)
         result.rss = (rss_before, rss_after)
         result.connections = connections()
         per = result.per_stream_kib()
         print(
-            f"stream server after: RSS {rss_after:.1f} MiB, {threads(pid)} threads; "
-            f"memory per open stream {f'{per:.1f} KiB' if per is not None else '-'}"
+            f"stream server after: RSS {rss_after:.1f} MiB, {proc_status(pid, 'Threads')} "
+            f"threads; memory per open stream {f'{per:.1f} KiB' if per is not None else '-'}"
             + cpu_used("; its CPU for the opening", cpu_before, cpu_opened)
         )
         if len(streams) < pages and per is not None:
@@ -553,7 +479,7 @@ async def measure(
         # the move, and each open stream's latency from its commit
         waits = [asyncio.ensure_future(hear(stream)) for stream in streams]
         await asyncio.sleep(0.5)
-        cpu_fan = process_cpu_ms(pid)
+        cpu_fan = cpu_ms(pid)
         try:
             committed, returned = await site.acall(site.first_move, game_id, users)
         except Exception as exc:  # a refused connection: said, and the run goes on
@@ -561,23 +487,18 @@ async def measure(
             for wait in waits:
                 wait.cancel()
             return result
-        done, pending = (
-            (await asyncio.wait(waits, timeout=args.timeout)) if waits else (set(), set())
-        )
-        cpu_fanned = process_cpu_ms(pid)
+        done, pending = await asyncio.wait(waits, timeout=args.timeout) if waits else ((), ())
+        cpu_fanned = cpu_ms(pid)
         for wait in pending:
             wait.cancel()
         heard = sorted(
-            wait.result() - committed
-            for wait in done
-            if not wait.cancelled() and not wait.exception()
+            w.result() - committed for w in done if not w.cancelled() and not w.exception()
         )
         result.latencies = heard
         share = f"{result.within / len(streams):.1%}" if streams else "-"
         print(
-            f"the move committed; action_submit returned "
-            f"{(returned - committed) * 1000:.1f} ms later (its after-commit hooks, the publish "
-            f"among them)"
+            f"the move committed; action_submit returned {(returned - committed) * 1000:.1f} ms "
+            "later (its after-commit hooks, the publish among them)"
         )
         fan_cpu = cpu_used("; the stream server's CPU for the fan-out", cpu_fan, cpu_fanned)
         print(
@@ -606,12 +527,13 @@ async def measure(
             except Exception as exc:
                 failures[f"reference: {type(exc).__name__}: {str(exc).strip()[:160]}"] += 1
 
-        steps: list[tuple[str, Callable[[int], Any]]] = [
-            ("page", lambda _: timed(result.page, site.page, game_id, users[0])),
-            ("move", lambda _: timed(result.move, site.move, game_id, users)),
-            ("reference", lambda _: reference()),
-        ]
-        await site.acall(interleave, args.repeats, steps)
+        def repeats() -> None:  # interleaved: the three share the minutes of the run
+            for _ in range(args.repeats):
+                timed(result.page, site.page, game_id, users[0])
+                timed(result.move, site.move, game_id, users)
+                reference()
+
+        await site.acall(repeats)
         print(f"meanwhile, {len(streams)} streams open, {args.repeats} repeats in this process:")
         for series in (result.page, result.move):
             print("  " + (series.line(ref) if series.wall else f"{series.what}: no answer"))
@@ -621,23 +543,11 @@ async def measure(
             print(f"  failed {n}x: {what}")
     finally:
         for stream in streams:
-            stream.writer.close()
+            stream[1].close()
     return result
 
 
 # -- the run -------------------------------------------------------------------------------------
-def live_db_threads() -> str:
-    from django.conf import settings
-
-    value = getattr(settings, "LIVE_DB_THREADS", None)
-    if value is not None:
-        source = "from the environment" if "LIVE_DB_THREADS" in os.environ else "the default"
-        return f"{value} ({source})"
-    return (
-        "not a setting of this checkout (env: " + os.environ.get("LIVE_DB_THREADS", "unset") + ")"
-    )
-
-
 def summary(results: list[Result]) -> list[str]:
     def wall(s: Series) -> str:
         return f"{median(s.wall):.0f} / {p95(s.wall):.0f} ms" if s.wall else "-"
@@ -662,12 +572,17 @@ def summary(results: list[Result]) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse(argv)
-    with dated("live.py", argv, after=False):
+    with common.dated("live.py", argv, after=False):
         return run(args)
 
 
 def run(args: argparse.Namespace) -> int:
-    soft, hard = raise_open_files()
+    # the soft limit of open files up to the hard one (the stream server inherits it)
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = hard if hard != resource.RLIM_INFINITY else max(soft, 65536)
+    if wanted > soft:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     db = None if args.sqlite else Postgres(args.postgres, args.db)  # the name checked first
     port = args.port or free_port(PORTS)
     folder = Path(tempfile.mkdtemp(prefix="bench-live-"))
@@ -692,13 +607,20 @@ def run(args: argparse.Namespace) -> int:
             f"stream server on 127.0.0.1:{port}; open files: soft limit {soft} (hard {hard}), "
             f"the stream server's the same"
         )
-        prepare_site(folder, env)
-        setup_django(env)
+        for command in (["migrate"], ["collectstatic", "--noinput"]):  # DEBUG off: hashed names
+            subprocess.run(
+                [sys.executable, "manage.py", *command, "--verbosity", "0"],
+                cwd=ROOT, env={**os.environ, **env}, check=True,
+            )  # fmt: skip
+        common.setup_django(env)
         logging.getLogger("kombu").setLevel(logging.ERROR)  # the file queue's hostname notice
+        from django.conf import settings
+
         site = Site()
         if db is not None:
             print(site.call(django_pg_settings))
-        print(f"LIVE_DB_THREADS: {site.call(live_db_threads)}")
+        source = "from the environment" if "LIVE_DB_THREADS" in os.environ else "the default"
+        print(f"LIVE_DB_THREADS: {settings.LIVE_DB_THREADS} ({source})")
         if max(args.pages) + 100 > soft:
             print(f"warning: {max(args.pages)} streams need more open files than {soft}")
         server_url = db.url(SERVER_APP) if db is not None else env["DATABASE_URL"]
@@ -706,10 +628,8 @@ def run(args: argparse.Namespace) -> int:
         results = []
         for pages in args.pages:
             caps = {name: str(pages * 2 + 100) for name in CAP_VARIABLES}
-            print(
-                f"\n== {pages:,} streams; caps lifted: "
-                + ", ".join(f"{k}={v}" for k, v in caps.items())
-            )
+            lifted = ", ".join(f"{k}={v}" for k, v in caps.items())
+            print(f"\n== {pages:,} streams; caps lifted: {lifted}")
             start = log.stat().st_size if log.exists() else 0
             with stream_server({**env, **caps, "DATABASE_URL": server_url}, port, log) as server:
                 results.append(asyncio.run(measure(args, site, db, db_file, server, port, pages)))
@@ -722,9 +642,10 @@ def run(args: argparse.Namespace) -> int:
         if site is not None:
             site.close()
         if db is not None:
-            db.close()
+            if db.monitor is not None:
+                db.monitor.close()
             if args.drop:
-                db.drop()
+                common.drop_database(db.server, db.name, role=True)
                 print(f"dropped database and role {db.name}")
         if ok or not (folder / "stream-server.log").exists():  # nothing to read there
             shutil.rmtree(folder, ignore_errors=True)

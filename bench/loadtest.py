@@ -1,5 +1,4 @@
-"""HTTP load test, run by hand: ``python bench/loadtest.py [--players N] [--games M]
-[--web W] [--workers K] [--leave N] [--tiny]`` (docs/benchmarks.md says what it checks).
+"""HTTP load test, run by hand (docs/benchmarks.md says what it checks).
 
 The real site on loopback (gunicorn, or Django's threaded runserver) with production settings
 on a fresh PostgreSQL database, a private Redis, W web servers and K Celery workers each with
@@ -25,36 +24,11 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench import infra
+from bench import players as play
 from bench.common import DEFAULT_PG, command_line, dated, parse_args, setup_django, verdict
-from bench.infra import (
-    CeleryBeat,
-    CeleryWorker,
-    PrivateRedis,
-    SmtpCounter,
-    WebServer,
-    manage,
-    parse_ports,
-    recreate_database,
-    site_env,
-    use_ports,
-    wait_until,
-)
+from bench.infra import parse_ports, wait_until
 from bench.measure import Reference, django_pg_settings, median, tree_cpu_ms
-from bench.players import (
-    Budget,
-    Http,
-    Ledger,
-    OutOfBudget,
-    Server,
-    SimulatedPlayer,
-    Stats,
-    advance,
-    create_games,
-    create_players,
-    run_players,
-    session_cookies,
-    verify,
-)
 
 #: what beat may leave in its VAR_DIR: its own schedule (shelve may add a suffix)
 BEAT_FILES = "celerybeat-schedule"
@@ -91,15 +65,13 @@ def drain_emails(timeout: float) -> dict[str, int]:
 
 def health(url: str) -> dict[str, Any]:
     """What GET /healthz tells a bearer of HEALTH_TOKEN: the status and every check."""
-    request = urllib.request.Request(
-        f"{url}/healthz", headers={"Authorization": f"Bearer {HEALTH_TOKEN}"}
-    )
+    auth = {"Authorization": f"Bearer {HEALTH_TOKEN}"}
     try:
-        with urllib.request.urlopen(request, timeout=10) as answer:
-            result: dict[str, Any] = json.load(answer)
+        with urllib.request.urlopen(urllib.request.Request(f"{url}/healthz", headers=auth),
+                                    timeout=10) as answer:  # fmt: skip
+            return json.load(answer)
     except urllib.error.HTTPError as error:  # 503 carries the report too
-        result = json.load(error)
-    return result
+        return json.load(error)
 
 
 def all_up(urls: list[str], timeout: float) -> dict[str, dict[str, Any]]:
@@ -115,11 +87,6 @@ def all_up(urls: list[str], timeout: float) -> dict[str, dict[str, Any]]:
     with suppress(TimeoutError):
         wait_until(check, timeout, "every web server's /healthz to say up", step=2)
     return said
-
-
-def written_files(folder: Path) -> list[str]:
-    """Every file under ``folder``, relative to it."""
-    return sorted(str(path.relative_to(folder)) for path in folder.rglob("*") if path.is_file())
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -153,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.web < 1 or args.workers < 1:
         parser.error("at least one web server and one worker")
     if args.ports is not None:
-        use_ports(args.ports)
+        infra.use_ports(args.ports)
     with dated("loadtest.py", argv, after=False):
         return run(args)
 
@@ -162,12 +129,12 @@ def run(args: argparse.Namespace) -> int:
     logs = Path(tempfile.mkdtemp(prefix="keltis-load-"))
     print(f"logs and VAR_DIRs in {logs}")
     with ExitStack() as stack:
-        redis = stack.enter_context(PrivateRedis())
-        smtp = stack.enter_context(SmtpCounter())
-        url = recreate_database(args.pg, args.database)
-        webs = [WebServer({}, logs / f"web{i + 1}.log", args.web_workers) for i in range(args.web)]
-        env = site_env(
-            database_url=url,
+        redis = stack.enter_context(infra.PrivateRedis())
+        smtp = stack.enter_context(infra.SmtpCounter())
+        webs = [infra.WebServer({}, logs / f"web{i}.log", args.web_workers)
+                for i in range(1, args.web + 1)]  # fmt: skip
+        env = infra.site_env(
+            database_url=infra.recreate_database(args.pg, args.database),
             broker_url=redis.url(0),
             smtp_port=smtp.port,
             # one public address for every host (a load balancer's): links in emails and
@@ -190,17 +157,16 @@ def run(args: argparse.Namespace) -> int:
             return {**env, "VAR_DIR": str(var_dirs[name])}
 
         setup_django(host_env("bench"))  # this process too: it creates the players and the games
-        manage(env, "migrate", "--noinput")
-        manage(env, "collectstatic", "--noinput")  # DEBUG=False serves hashed names
+        infra.manage(env, "migrate", "--noinput")
+        infra.manage(env, "collectstatic", "--noinput")  # DEBUG=False serves hashed names
         workers = [
-            stack.enter_context(CeleryWorker(
-                f"load{i + 1}", host_env(f"worker{i + 1}"), logs / f"worker{i + 1}.log"
-            ))
-            for i in range(args.workers)
+            stack.enter_context(infra.CeleryWorker(f"load{i}", host_env(f"worker{i}"),
+                                                   logs / f"worker{i}.log"))
+            for i in range(1, args.workers + 1)
         ]  # fmt: skip
-        beat = stack.enter_context(CeleryBeat(host_env("beat"), logs / "beat.log"))
-        for i, web in enumerate(webs):
-            web.env = host_env(f"web{i + 1}")
+        beat = stack.enter_context(infra.CeleryBeat(host_env("beat"), logs / "beat.log"))
+        for i, web in enumerate(webs, 1):
+            web.env = host_env(f"web{i}")
             stack.enter_context(web)
         for worker in workers:
             wait_until(worker.ready, 60, f"the celery worker {worker.name}")
@@ -212,14 +178,14 @@ def run(args: argparse.Namespace) -> int:
         reference = Reference()
         reference.measure()
         setup_start = time.monotonic()
-        users = create_players(
+        users = play.create_players(
             args.players, "load", form_logins=args.form_logins, password=PASSWORD
         )
-        game_ids = create_games(users, tables(args.games), args.seed)
+        game_ids = play.create_games(users, tables(args.games), args.seed)
         played_before = None
         if args.leave:
             logging.disable(logging.INFO)  # the setup's "action applied" lines
-            played_before = {gid: advance(gid, leave=args.leave, seed=gid) for gid in game_ids}
+            played_before = {g: play.advance(g, leave=args.leave, seed=g) for g in game_ids}
             logging.disable(logging.NOTSET)
         if args.heartbeats_now:
             from games.tasks import sweep_deadlines, worker_heartbeat
@@ -232,36 +198,35 @@ def run(args: argparse.Namespace) -> int:
         )
         if args.web > 1:
             print(f"players' requests: {args.spread}")
-        mix = Counter(tables(args.games))
+        mix = ", ".join(
+            f"{n} x {k} {p}p" for (k, p), n in sorted(Counter(tables(args.games)).items())
+        )
         print(
-            f"{args.players} players, {len(game_ids)} games "
-            f"({', '.join(f'{n} x {k} {p}p' for (k, p), n in sorted(mix.items()))}); "
+            f"{args.players} players, {len(game_ids)} games ({mix}); "
             f"setup {time.monotonic() - setup_start:.1f} s"
         )
 
-        stats = Stats()
-        budget = Budget(args.max_requests, args.max_seconds)
-        ledger = Ledger()
+        stats, ledger = play.Stats(), play.Ledger()
+        budget = play.Budget(args.max_requests, args.max_seconds)
         urls = [web.url for web in webs]
         players = []
         for i, user in enumerate(users):
             if args.spread == "stick":
-                http = Http(urls[i % len(urls)], stats, budget)
+                http = play.Http(urls[i % len(urls)], stats, budget)
             else:
-                http = Http(urls, stats, budget, first=i)
-            if i < args.form_logins:
-                if not http.log_in(user.email, PASSWORD):
-                    ledger.problem(f"{user.username}: the login form did not log in")
-            else:
-                http.cookies.update(session_cookies(user))
-            players.append(SimulatedPlayer(
+                http = play.Http(urls, stats, budget, first=i)
+            if i >= args.form_logins:
+                http.cookies.update(play.session_cookies(user))
+            elif not http.log_in(user.email, PASSWORD):
+                ledger.problem(f"{user.username}: the login form did not log in")
+            players.append(play.SimulatedPlayer(
                 user.username, http, ledger, seed=args.seed * 1000 + i, poll_seconds=args.poll,
                 double_every=args.double_every,
             ))  # fmt: skip
         web_cpu = [tree_cpu_ms(web.pid) / 1000 for web in webs]
         worker_cpu = [worker.cpu_seconds() for worker in workers]
         stats.started = time.monotonic()
-        run_players(players, stats)
+        play.run_players(players, stats)
         web_cpu = [tree_cpu_ms(w.pid) / 1000 - cpu for w, cpu in zip(webs, web_cpu, strict=True)]
         reference.measure()
 
@@ -270,9 +235,9 @@ def run(args: argparse.Namespace) -> int:
         # ended on all: its old cookie (a copy, as a thief's) logs in nowhere any more, which
         # a host that kept the session in a cache of its own would still accept
         healths = all_up(urls, 120)
-        with suppress(OutOfBudget):  # reported below as "stopped early"
+        with suppress(play.OutOfBudget):  # reported below as "stopped early"
             for player in players:
-                copy = Http(urls, stats, budget, player.http.cookies)
+                copy = play.Http(urls, stats, budget, player.http.cookies)
                 if not player.http.log_out():
                     ledger.problem(f"{player.name}: the logout button did not log out")
                 for _ in urls:  # the next server each time: every one of them
@@ -285,7 +250,7 @@ def run(args: argparse.Namespace) -> int:
         problems = list(ledger.problems) + [f"unexpected answer: {u}" for u in stats.unexpected]
         if budget.exhausted:
             problems.append(f"stopped early: {budget.exhausted}")
-        problems += verify(ledger, game_ids, played_before=played_before)
+        problems += play.verify(ledger, game_ids, played_before=played_before)
         doubled = {k: n for k, n in smtp.message_ids.items() if n > 1}
         if doubled:
             problems.append(f"emails received more than once: {sorted(doubled)[:5]}")
@@ -294,10 +259,11 @@ def run(args: argparse.Namespace) -> int:
         unsent = {status: n for status, n in outbox.items() if status not in ("sent", "skipped")}
         if unsent:
             problems.append(f"emails not sent: {unsent}")
-        for url, report in healths.items():
-            if report.get("status") != "up":
-                problems.append(f"{url}/healthz: {report}")
-        files = {name: written_files(folder) for name, folder in var_dirs.items()}
+        problems += [f"{url}/healthz: {r}" for url, r in healths.items() if r.get("status") != "up"]
+        files = {
+            name: sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file())
+            for name, folder in var_dirs.items()
+        }
         for name, written in files.items():
             own = [f for f in written if not (name == "beat" and f.startswith(BEAT_FILES))]
             if own:
@@ -306,30 +272,24 @@ def run(args: argparse.Namespace) -> int:
         print()
         print("\n".join(stats.report()))
         print(f"statuses: {dict(sorted(stats.statuses().items()))}")
-        total_cpu = sum(web_cpu)
-        per_request = total_cpu / len(stats.samples) * 1000
+        per_request = sum(web_cpu) / len(stats.samples) * 1000
         print(
-            f"web server CPU: {total_cpu:.0f} s, {per_request:.1f} ms per request, all kinds "
+            f"web server CPU: {sum(web_cpu):.0f} s, {per_request:.1f} ms per request, all kinds "
             f"together (all processes; the machine has 2 cores); "
             f"{per_request / median(reference.loop_cpu):.2f}x the reference loop"
         )
         print("\n".join(reference.lines()) + "  (before and after the run)")
         if len(webs) > 1:
             served = stats.servers()
-            print(
-                "requests per web server: "
-                + ", ".join(
-                    f"web{i + 1} {served[Server.of(web.url).host]} ({cpu:.0f} s CPU)"
-                    for i, (web, cpu) in enumerate(zip(webs, web_cpu, strict=True))
-                )
-            )
-        print(
-            "tasks per worker: "
-            + ", ".join(
-                f"{w.name} {w.tasks_done()} ({cpu:.0f} s CPU)"
-                for w, cpu in zip(workers, worker_cpu, strict=True)
-            )
-        )
+            each = zip(webs, web_cpu, strict=True)
+            print("requests per web server: " + ", ".join(
+                f"web{i} {served[play.Server.of(web.url).host]} ({cpu:.0f} s CPU)"
+                for i, (web, cpu) in enumerate(each, 1)
+            ))  # fmt: skip
+        each = zip(workers, worker_cpu, strict=True)
+        print("tasks per worker: " + ", ".join(
+            f"{w.name} {w.tasks_done()} ({cpu:.0f} s CPU)" for w, cpu in each
+        ))  # fmt: skip
         won = sum(1 for _, _, r in ledger.doubles if sorted(r) == ["made", "won"])
         print(
             f"actions accepted: {len(ledger.accepted)}; double submissions: "
@@ -339,14 +299,12 @@ def run(args: argparse.Namespace) -> int:
             f"emails: outbox {outbox}, {smtp.count} arrived at the SMTP server, "
             f"{len(smtp.message_ids)} distinct Message-IDs"
         )
-        print(
-            "/healthz: "
-            + ", ".join(f"web{i + 1} {healths[url].get('status')}" for i, url in enumerate(urls))
-        )
-        print(
-            "files written into the VAR_DIRs: "
-            + ", ".join(f"{name} {written or 'none'}" for name, written in files.items())
-        )
+        print("/healthz: " + ", ".join(
+            f"web{i} {healths[url].get('status')}" for i, url in enumerate(urls, 1)
+        ))  # fmt: skip
+        print("files written into the VAR_DIRs: " + ", ".join(
+            f"{name} {written or 'none'}" for name, written in files.items()
+        ))  # fmt: skip
         return verdict(
             problems, f"\nok: all {len(game_ids)} games ended; every accepted action is one event"
         )

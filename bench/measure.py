@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import os
 import platform
+import re
 import statistics
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -82,8 +82,7 @@ class Series:
     wall: list[float] = field(default_factory=list)
     #: CPU per request, one value a repeat
     cpu: list[float] = field(default_factory=list)
-    #: wall median of each repeat (how much the repeats differ)
-    repeat_wall: list[float] = field(default_factory=list)
+    repeats: int = 0
     queries: list[float] = field(default_factory=list)
     #: whose CPU: "server" (the web process, from /proc) or "process" (this one)
     cpu_of: str = "process"
@@ -93,7 +92,7 @@ class Series:
     ) -> None:
         """One repeat's batch: its requests' wall times and the CPU the batch used in all."""
         self.wall += wall
-        self.repeat_wall.append(median(wall))
+        self.repeats += 1
         if cpu_total_ms is not None and wall:
             self.cpu.append(cpu_total_ms / len(wall))
         if queries is not None:
@@ -102,7 +101,7 @@ class Series:
     def line(self, ref: Reference | None = None) -> str:
         text = (
             f"{self.what}: wall median {median(self.wall):.2f} ms, p95 {p95(self.wall):.2f} ms "
-            f"({len(self.wall)} requests in {len(self.repeat_wall)} repeats)"
+            f"({len(self.wall)} requests in {self.repeats} repeats)"
         )
         if self.cpu:
             text += (
@@ -186,47 +185,19 @@ class Reference:
         return ", ".join(parts)
 
 
-def interleave(repeats: int, steps: Sequence[tuple[str, Callable[[int], Any]]]) -> None:
-    """Run every step once per repeat, in order (step(repeat)), so that the steps of a run
-    share its minutes: page, action, reference, page, action, reference, ..."""
-    for repeat in range(repeats):
-        for _name, step in steps:
-            step(repeat)
-
-
 # -- the run's circumstances ---------------------------------------------------------------------
 def machine() -> str:
+    """Cores, CPU model and Python: what a figure from another machine differs by."""
     cpu = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
+    with suppress(OSError):
+        found = re.search(r"^model name\s*:\s*(.+)$", Path("/proc/cpuinfo").read_text(), re.M)
+        cpu = found.group(1).strip() if found else cpu
     return f"{os.cpu_count()} cores ({cpu}), Python {sys.version.split()[0]}"
 
 
 def load_average() -> str:
     one, five, fifteen = os.getloadavg()
     return f"{one:.2f} / {five:.2f} / {fifteen:.2f} (1 / 5 / 15 min)"
-
-
-def header(title: str) -> list[str]:
-    """The first lines of a run: what, when (UTC), on what, how loaded."""
-    return [
-        f"{title}: {datetime.now(UTC):%Y-%m-%d %H:%M:%S} UTC",
-        f"machine: {machine()}",
-        f"load average at the start: {load_average()}",
-    ]
-
-
-def footer(started: float) -> list[str]:
-    return [
-        f"load average at the end: {load_average()}",
-        f"finished {datetime.now(UTC):%Y-%m-%d %H:%M:%S} UTC, "
-        f"{time.perf_counter() - started:.0f} s",
-    ]
 
 
 def django_pg_settings() -> str:

@@ -1,4 +1,4 @@
-"""Pairing benchmark, run by hand: ``python bench/pairing.py [--players N] [--rounds R] [--tiny]``.
+"""Pairing benchmark, run by hand (docs/benchmarks.md).
 
 The time to seat one Swiss round of N players (default 10,000) at 4-player tables after R
 simulated rounds (seated by ``swiss_tables``, results drawn from the ratings, Elo rated), the
@@ -11,16 +11,17 @@ from __future__ import annotations
 import argparse
 import itertools
 import random
-import statistics
 import sys
 import time
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.common import command_line, dated, parse_args
+from bench.common import cli, dated
+from bench.measure import median
 from tournaments.elo import k_factor, multiplayer_elo
 from tournaments.matchmaking import Candidate, match_tables
 from tournaments.pairing import SwissPlayer, swiss_tables
@@ -29,6 +30,7 @@ TARGET_SWISS_S = 1.0
 TARGET_MATCHMAKER_S = 1.0
 #: ``--tiny`` (tests/bench/): a field of 40 after two rounds, each pairing timed once
 TINY = {"players": 40, "rounds": 2, "repeats": 1}
+T = TypeVar("T")
 
 
 def play_round(
@@ -44,11 +46,10 @@ def play_round(
         order = sorted(table, key=lambda p: -form[p])
         places = [order.index(p) + 1 for p in table]
         ks = [k_factor(games[p], ratings[p], ratings[p]) for p in table]
-        for p, place, new in zip(
-            table, places, multiplayer_elo([ratings[p] for p in table], places, ks), strict=True
-        ):
+        new = multiplayer_elo([ratings[p] for p in table], places, ks)
+        for p, place, rating in zip(table, places, new, strict=True):
             points[p] += len(table) - place
-            ratings[p] = new
+            ratings[p] = rating
             games[p] += 1
 
 
@@ -69,17 +70,14 @@ def simulate(
     return [SwissPlayer(p, points[p], ratings[p]) for p in range(n)], history
 
 
-def time_swiss(
-    players: list[SwissPlayer], history: list[list[int]], table_size: int, repeats: int
-) -> tuple[float, float, list[list[int]]]:
-    """Median and best seconds to seat one round, and the seating."""
+def timed(repeats: int, seat: Callable[[], T]) -> tuple[float, float, T]:
+    """Median and best seconds of ``repeats`` calls of ``seat``, and its last seating."""
     times = []
-    tables: list[list[int]] = []
     for _ in range(repeats):
         start = time.perf_counter()
-        tables = swiss_tables(players, table_size, history)
+        tables = seat()
         times.append(time.perf_counter() - start)
-    return statistics.median(times), min(times), tables
+    return median(times), min(times), tables
 
 
 def repeats_in(tables: list[list[int]], history: list[list[int]]) -> int:
@@ -92,16 +90,15 @@ def bench_swiss_round(args: argparse.Namespace) -> list[str]:
     start = time.perf_counter()
     players, history = simulate(args.players, args.rounds, args.table_size, args.seed)
     setup = time.perf_counter() - start
-    median, best, tables = time_swiss(players, history, args.table_size, args.repeats)
+    mid, best, tables = timed(args.repeats, lambda: swiss_tables(players, args.table_size, history))
     sizes = sorted({len(t) for t in tables}, reverse=True)
-    groups = len({p.points for p in players})
-    mark = "ok" if median < TARGET_SWISS_S else f"ABOVE {TARGET_SWISS_S:.0f} s"
+    mark = "ok" if mid < TARGET_SWISS_S else f"ABOVE {TARGET_SWISS_S:.0f} s"
     return [
         f"field: {args.players} players, {args.rounds} rounds played ({setup:.1f} s to simulate), "
-        f"{groups} score groups, {len(history)} earlier tables",
+        f"{len({p.points for p in players})} score groups, {len(history)} earlier tables",
         f"round {args.rounds + 1}: {len(tables)} tables of {sizes}, "
         f"{repeats_in(tables, history)} repeated pairs",
-        f"seating time: median {median:.3f} s, best {best:.3f} s over {args.repeats} runs  {mark}",
+        f"seating time: median {mid:.3f} s, best {best:.3f} s over {args.repeats} runs  {mark}",
     ]
 
 
@@ -111,10 +108,10 @@ def bench_swiss_dense_bottom(args: argparse.Namespace) -> list[str]:
     n = args.players
     players = [SwissPlayer(p, 0.0, 3000 - p * 0.1) for p in range(n)]
     history = [list(p) for p in itertools.combinations(range(n - 12, n), 2)]
-    median, best, tables = time_swiss(players, history, args.table_size, args.repeats)
+    mid, best, tables = timed(args.repeats, lambda: swiss_tables(players, args.table_size, history))
     return [
         f"{n} players, the bottom 12 all met: {repeats_in(tables, history)} repeated pairs, "
-        f"median {median:.3f} s, best {best:.3f} s",
+        f"median {mid:.3f} s, best {best:.3f} s",
     ]
 
 
@@ -129,10 +126,7 @@ def bench_matchmaker(args: argparse.Namespace) -> list[str]:
         Candidate(id=i, rating=rng.gauss(1500, 250), slots=1, priority=rng.random())
         for i in range(n)
     ]
-    previous: dict[int, list[int]] = {}
-    for table in match_tables(fresh, 2, 4):
-        for member in table:
-            previous[member] = table
+    previous = {member: table for table in match_tables(fresh, 2, 4) for member in table}
     members = [
         Candidate(
             id=c.id, rating=c.rating, slots=rng.choice((1, 1, 2, 2, 3)),
@@ -140,15 +134,7 @@ def bench_matchmaker(args: argparse.Namespace) -> list[str]:
         )
         for c in fresh
     ]  # fmt: skip
-    times = []
-    tables: list[list[int]] = []
-    for _ in range(args.repeats):
-        start = time.perf_counter()
-        tables = match_tables(members, 2, 4)
-        times.append(time.perf_counter() - start)
-    median, best = statistics.median(times), min(times)
-    seated = sum(len(t) for t in tables)
-    slots = sum(c.slots for c in members)
+    mid, best, tables = timed(args.repeats, lambda: match_tables(members, 2, 4))
     # a table re-formed: one of the previous pass, or one formed twice in this pass
     seen = {frozenset(t) for t in previous.values()}
     repeats = 0
@@ -157,14 +143,14 @@ def bench_matchmaker(args: argparse.Namespace) -> list[str]:
         seen.add(table)
     sizes = sorted(Counter(len(t) for t in tables).items(), reverse=True)
     gaps = [max(members[m].rating for m in t) - min(members[m].rating for m in t) for t in tables]
-    mark = "ok" if median < TARGET_MATCHMAKER_S else f"ABOVE {TARGET_MATCHMAKER_S:.0f} s"
+    mark = "ok" if mid < TARGET_MATCHMAKER_S else f"ABOVE {TARGET_MATCHMAKER_S:.0f} s"
     return [
-        f"{n} waiting members, {slots} open slots, every previous table due to be re-formed",
-        f"{len(tables)} tables ({', '.join(f'{c} of {s}' for s, c in sizes)}), {seated} seats, "
-        f"{repeats} re-formed tables, rating spread at a table: median "
-        f"{statistics.median(gaps):.1f}, worst {max(gaps):.0f}",
-        f"matchmaking time: median {median:.3f} s, best {best:.3f} s over {args.repeats} runs  "
-        f"{mark}",
+        f"{n} waiting members, {sum(c.slots for c in members)} open slots, every previous table "
+        "due to be re-formed",
+        f"{len(tables)} tables ({', '.join(f'{c} of {s}' for s, c in sizes)}), "
+        f"{sum(len(t) for t in tables)} seats, {repeats} re-formed tables, rating spread at a "
+        f"table: median {median(gaps):.1f}, worst {max(gaps):.0f}",
+        f"matchmaking time: median {mid:.3f} s, best {best:.3f} s over {args.repeats} runs  {mark}",
     ]
 
 
@@ -177,16 +163,15 @@ BENCHES: dict[str, Callable[[argparse.Namespace], list[str]]] = {
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = command_line(
-        __doc__,
+    args = cli(
+        __doc__, argv, TINY,
         ("--players", 10_000, "players in the field"),
         ("--rounds", 5, "rounds played before"),
         ("--table-size", 4, "players a table"),
         ("--repeats", 5, "timed runs of each pairing"),
         ("--seed", 2026, "seed of the simulation"),
         ("--only", None, "run only these", {"choices": sorted(BENCHES), "action": "append"}),
-    )
-    args = parse_args(parser, argv, TINY)
+    )  # fmt: skip
     with dated("pairing.py", argv):
         print(f"python {sys.version.split()[0]}, one process (one core)")
         for name, bench in BENCHES.items():

@@ -13,6 +13,7 @@ import threading
 import time
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from typing import Any
@@ -24,7 +25,6 @@ from bench.measure import median, p95
 MOVED_ON = "The game has moved on since this page was shown"
 #: the answer to a POST whose move was already made (its twin's, or its own first try)
 MADE = "Your move was made."
-
 #: what a request of each kind must answer; anything else is reported
 EXPECTED_STATUS = {
     "my games": 200, "game page": 200, "action": 303, "login page": 200, "login": 302,
@@ -86,7 +86,6 @@ class Stats:
         return Counter(s.status for s in self.samples)
 
     def servers(self) -> Counter[str]:
-        """Requests per web server."""
         return Counter(s.server for s in self.samples)
 
     def report(self) -> list[str]:
@@ -101,10 +100,8 @@ class Stats:
         for sample in self.samples:
             by_kind[sample.kind].append(sample.seconds * 1000)
         for kind, times in sorted(by_kind.items()):
-            lines.append(
-                f"{kind:<12} {len(times):>7} {median(times):>10.1f} "
-                f"{p95(times):>8.1f} {max(times):>8.1f}"
-            )
+            lines.append(f"{kind:<12} {len(times):>7} {median(times):>10.1f} "
+                         f"{p95(times):>8.1f} {max(times):>8.1f}")  # fmt: skip
         return lines
 
 
@@ -158,11 +155,6 @@ class Http:
         other.cookies = self.cookies
         return other
 
-    def _server(self) -> Server:
-        server = self.servers[self._turn % len(self.servers)]
-        self._turn += 1
-        return server
-
     def get(self, path: str, kind: str) -> Response:
         return self._request("GET", path, kind)
 
@@ -172,7 +164,8 @@ class Http:
     def _request(self, method: str, path: str, kind: str, body: str | None = None) -> Response:
         if self.budget is not None:
             self.budget.take()
-        server = self._server()
+        server = self.servers[self._turn % len(self.servers)]
+        self._turn += 1
         headers = {"Host": server.host, "Connection": "close"}
         if self.cookies:
             headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
@@ -186,40 +179,30 @@ class Http:
             text = raw.read().decode("utf-8", "replace")
             seconds = time.perf_counter() - start
             for header in raw.headers.get_all("Set-Cookie") or []:
-                self._keep_cookie(header)
-            location = raw.headers.get("Location", "")
+                pair, _, attributes = header.partition(";")
+                name, _, value = pair.strip().partition("=")
+                if not value or "max-age=0" in attributes.lower().replace(" ", ""):
+                    self.cookies.pop(name, None)
+                else:
+                    self.cookies[name] = value
         finally:
             conn.close()
         if self.stats is not None:
             self.stats.add(Sample(kind, raw.status, seconds, server.host), text)
-        return Response(raw.status, location, text)
-
-    def _keep_cookie(self, header: str) -> None:
-        pair, _, attributes = header.partition(";")
-        name, _, value = pair.strip().partition("=")
-        if not value or "max-age=0" in attributes.lower().replace(" ", ""):
-            self.cookies.pop(name, None)
-        else:
-            self.cookies[name] = value
+        return Response(raw.status, raw.headers.get("Location", ""), text)
 
     def log_in(self, email: str, password: str) -> bool:
         """The site's own login form (allauth), as a person fills it in."""
-        page = self.get("/accounts/login/", "login page")
-        token = Forms.parse(page.body).csrf
-        answer = self.post(
-            "/accounts/login/",
-            "login",
-            {"csrfmiddlewaretoken": token, "login": email, "password": password},
-        )
-        return answer.status == 302
+        token = Forms.parse(self.get("/accounts/login/", "login page").body).csrf
+        form = {"csrfmiddlewaretoken": token, "login": email, "password": password}
+        return self.post("/accounts/login/", "login", form).status == 302
 
     def log_out(self) -> bool:
         """The header's logout button: a POST with the CSRF token of the page it is on."""
-        page = self.get("/games/mine/", "my games")
-        answer = self.post(
-            "/accounts/logout/", "logout", {"csrfmiddlewaretoken": Forms.parse(page.body).csrf}
+        token = Forms.parse(self.get("/games/mine/", "my games").body).csrf
+        return (
+            self.post("/accounts/logout/", "logout", {"csrfmiddlewaretoken": token}).status == 302
         )
-        return answer.status == 302
 
     def signed_out(self) -> bool:
         """ "My games" sends this browser to the login page (the next server's answer)."""
@@ -279,8 +262,7 @@ class Forms(HTMLParser):
             self._turn_card = "game-card--turn" in classes
             self._card_game = None
         elif tag == "a" and self._section == "running" and self._card_game is None:
-            href = a.get("href", "")
-            parts = href.strip("/").split("/")
+            parts = a.get("href", "").strip("/").split("/")
             if len(parts) == 2 and parts[0] == "games" and parts[1].isdigit():
                 self._card_game = int(parts[1])
                 self.running.append((self._card_game, self._turn_card))
@@ -313,9 +295,7 @@ class PageBot:
         self.rng = random.Random(seed)
 
     def choose(self, actions: Sequence[str]) -> str:
-        if "draw deck" in actions:
-            return "draw deck"
-        return self.rng.choice(list(actions))
+        return "draw deck" if "draw deck" in actions else self.rng.choice(list(actions))
 
 
 # -- what the players saw --------------------------------------------------------------------------
@@ -440,25 +420,14 @@ class SimulatedPlayer(threading.Thread):
         """Two tabs of this browser POST the same form at the same moment (a double click on
         a slow connection): exactly one must win, the other must hear its move was made (the
         same move: games.services.retried_move), never an error."""
-        tabs = [self.http.clone(), self.http.clone(ahead=1)]  # on two servers, if there are
-        pages: list[Response | None] = [None, None]
-        errors: list[BaseException] = []
         start = threading.Barrier(2)
 
-        def run(i: int) -> None:
-            try:
-                start.wait(10)
-                pages[i] = self._post(tabs[i], form)
-            except BaseException as exc:  # re-raised below, in the player's thread
-                errors.append(exc)
+        def post(tab: Http) -> Response | None:
+            start.wait(10)
+            return self._post(tab, form)
 
-        threads = [threading.Thread(target=run, args=(i,)) for i in range(2)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-        if errors:
-            raise errors[0]
+        with ThreadPoolExecutor(2) as pool:  # an error is raised here, in the player's thread
+            pages = list(pool.map(post, [self.http.clone(), self.http.clone(ahead=1)]))
         results = (outcome(pages[0]), outcome(pages[1]))
         with self.ledger.lock:
             self.ledger.doubles.append((game_id, form.seq, (results[0][0], results[1][0])))
@@ -635,12 +604,10 @@ def requeue(rows: Any) -> int:
 
     from notifications.models import NotificationStatus
 
-    return int(
-        rows.update(
-            status=NotificationStatus.QUEUED, attempts=0, sent_at=None,
-            next_attempt_at=timezone.now(), last_error="",
-        )
-    )  # fmt: skip
+    return int(rows.update(
+        status=NotificationStatus.QUEUED, attempts=0, sent_at=None,
+        next_attempt_at=timezone.now(), last_error="",
+    ))  # fmt: skip
 
 
 # -- the checks (Django) ---------------------------------------------------------------------------
@@ -666,7 +633,8 @@ def verify(
     for key, items in accepted.items():
         if len(items) > 1:
             problems.append(f"game {key[0]}: {len(items)} POSTs accepted at seq {key[1]}")
-    for game in Game.objects.filter(pk__in=game_ids).order_by("pk"):
+    games = Game.objects.filter(pk__in=game_ids).order_by("pk")
+    for game in games:
         if game.status != GameStatus.FINISHED:
             problems.append(f"game {game.pk} did not end ({game.status}, seq {game.seq})")
         players = dict(Seat.objects.filter(game=game).values_list("index", "user__username"))
@@ -677,21 +645,16 @@ def verify(
             problems.append(f"game {game.pk}: event seqs are not 1..{game.seq}")
         # replayed alongside: an event no POST made is the site's own step, taken for the
         # seat that acted just before, when it was that seat's only legal action
-        # (games.services.only_step)
         replay = engine_start(game)
         first = (played_before or {}).get(game.pk, 0)
         previous_seat = None
         for seq, seat, action in events:
             items = accepted.get((game.pk, seq - 1), [])
             automatic = not items and seat == previous_seat and services.only_step(replay) == action
-            mismatch = len(items) != 1 or (items[0].action, items[0].player) != (
-                action, players[seat],
-            )  # fmt: skip
-            if seq > first and mismatch and not automatic:
-                problems.append(
-                    f"game {game.pk} event {seq} ({players[seat]}: {action}) matches "
-                    f"accepted POSTs {items}"
-                )
+            made = [(i.action, i.player) for i in items] == [(action, players[seat])]
+            if seq > first and not made and not automatic:
+                problems.append(f"game {game.pk} event {seq} ({players[seat]}: {action}) "
+                                f"matches accepted POSTs {items}")  # fmt: skip
             apply_stored(replay, game.pk, seq, seat, action)
             previous_seat = seat
         stored = {seq - 1 for seq, _, _ in events}
@@ -706,6 +669,6 @@ def verify(
             scores = dict(Seat.objects.filter(game=game).values_list("index", "score"))
             if [scores[i] for i in range(game.player_count)] != engine.scores():
                 problems.append(f"game {game.pk}: seat scores differ from the replay")
-    missing = set(game_ids) - set(Game.objects.filter(pk__in=game_ids).values_list("pk", flat=True))
+    missing = set(game_ids) - {game.pk for game in games}
     problems.extend(f"game {g} is missing" for g in sorted(missing))
     return problems

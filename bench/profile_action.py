@@ -1,5 +1,4 @@
-"""Where an action POST's CPU goes, run by hand: ``python bench/profile_action.py [--db URL]
-[--posts 60] [--sort tottime|cumulative] [--lines 40] [--http] [--tiny]``.
+"""Where an action POST's CPU goes, run by hand (docs/benchmarks.md).
 
 On bench/scale.py's filled database (``--db``, ``--broker``, ``--cache`` as there): the queries
 of one POST through Django's test client, the CPU per POST without the profiler beside the
@@ -28,24 +27,23 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import scale
 
-from bench.common import command_line, dated, parse_args
-from bench.measure import python_loop
+from bench.common import cli, dated
+from bench.measure import python_loop, worker_pids
 
 #: ``--tiny``: a few POSTs (tests/bench/)
 TINY = {"posts": 3, "lines": 10}
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = command_line(
-        __doc__,
+    args = cli(
+        __doc__, argv, TINY,
         *scale.SERVICES,
         ("--posts", 60, "POSTs profiled"),
         ("--sort", "tottime", "the table's order", {"choices": ("tottime", "cumulative")}),
         ("--lines", 40, "the table's lines"),
         ("--seed", 5, "seed of the games drawn"),
         ("--http", False, "profile in a gunicorn worker"),
-    )
-    args = parse_args(parser, argv, TINY)
+    )  # fmt: skip
     with dated("profile_action.py", argv, after=False):
         run(args)
 
@@ -91,10 +89,9 @@ def run(args: argparse.Namespace) -> None:
     )
     profile = cProfile.Profile(time.process_time)
     for turn in turns[6 + args.posts :]:
-        game, user, action = turn
-        client.force_login(user)
+        client.force_login(turn[1])
         profile.enable()
-        client.post(f"/games/{game.pk}/act/", {"action": action, "seq": game.seq})
+        post(turn, login=False)
         profile.disable()
     print_stats(profile, args)
 
@@ -107,14 +104,14 @@ def http_profile(args: argparse.Namespace) -> str:
     out.unlink(missing_ok=True)
     os.environ["PROFILE_OUT"] = str(out)
     with scale.http_server(config="bench/gunicorn_profile.py") as server:
-        browser = scale.browser(server)
+        browser = server.browser()
         warm, timed = turns[:10], turns[10:]
         scale.pages_http(browser, warm)
         scale.actions_http(browser, warm)
         scale.pages_http(browser, timed)
-        _, cpu = scale.server_batch(server, lambda: scale.actions_http(browser, timed))
+        _, cpu = server.batch(lambda: scale.actions_http(browser, timed))
         master = server.master
-    while scale.worker_pids(master) or not out.exists():  # the worker writes it as it exits
+    while worker_pids(master) or not out.exists():  # the worker writes it as it exits
         time.sleep(0.1)
     if cpu is not None:
         print(f"\nworker CPU per POST, profiler on: {cpu / len(timed):.2f} ms over {len(timed)}")

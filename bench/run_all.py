@@ -24,15 +24,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.common import (
-    DEFAULT_PG,
-    ROOT,
-    command_line,
-    dated,
-    drop_database,
-    markdown_table,
-    parse_args,
-)
+from bench import common
+from bench.common import DEFAULT_PG, ROOT, command_line, dated, markdown_table, parse_args
 from bench.infra import PrivateRedis, free_port, parse_ports, use_ports
 
 
@@ -139,11 +132,9 @@ def run_one(bench: Bench, ctx: Context, capture: bool, extra: list[str] | None =
     started = time.perf_counter()
     if not capture:
         print(f"\n## {bench.name}: {' '.join(command[1:])}", flush=True)
-    done = subprocess.run(
-        command, cwd=ROOT, text=True, stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE if capture else None,
-        stderr=subprocess.STDOUT if capture else None,
-    )  # fmt: skip
+    out = subprocess.PIPE if capture else None
+    done = subprocess.run(command, cwd=ROOT, text=True, stdin=subprocess.DEVNULL, stdout=out,
+                          stderr=subprocess.STDOUT if capture else None)  # fmt: skip
     return Outcome(bench, command, done.returncode, time.perf_counter() - started, done.stdout)
 
 
@@ -226,7 +217,7 @@ def main(argv: list[str] | None = None) -> int:
 def drop_all(ctx: Context, chosen: list[Bench]) -> None:
     """Drop the PostgreSQL databases of the benchmarks that ran (bench/live.py's role too)."""
     for name in sorted({b.database for b in chosen if b.database}):
-        drop_database(ctx.pg, ctx.db(name), role=name == "bench_live")
+        common.drop_database(ctx.pg, ctx.db(name), role=name == "bench_live")
         print(f"dropped database {ctx.db(name)}")
 
 

@@ -1,5 +1,4 @@
-"""Scale benchmark, run by hand: ``python bench/scale.py [--db URL] [--only PIECES] [--refill]
-[--games N] [--trajectories N] [--tiny]`` (docs/benchmarks.md: the fill, the figures, targets).
+"""Scale benchmark, run by hand (docs/benchmarks.md: the fill, figures, targets).
 
 Fills a PostgreSQL database (default ``keltis_bench``) with 100,000 games at every stage, made
 by COPY from a few thousand trajectories the greedy bots played (1% of the running games
@@ -21,50 +20,33 @@ import random
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+import psycopg
+from psycopg.types.json import Jsonb
 
-from bench.common import (  # noqa: E402  (bench/ is on the path above)
-    command_line,
-    create_database,
-    database_exists,
-    dated,
-    markdown_table,
-    parse_args,
-    production_env,
-    setup_django,
-)
-from bench.infra import free_port, serve, stop_process  # noqa: E402
-from bench.measure import (  # noqa: E402
-    Reference,
-    Series,
-    count_queries,
-    django_pg_settings,
-    median,
-    p95,
-    process_cpu_ms,
-    worker_pids,
-)
-from bench.players import Forms, Http, session_cookies  # noqa: E402
-from games.engine import GAMES  # noqa: E402  (the engine needs no Django)
-from games.engine.bots import GreedyBot  # noqa: E402
-from games.event_chain import genesis_hash  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench import common, measure
+from bench.common import ROOT, markdown_table
+from bench.infra import free_port, serve, stop_process, wait_until
+from bench.measure import Reference, Series, count_queries, median, p95
+from bench.players import Forms, Http, session_cookies
+from games.engine import GAMES  # the engine needs no Django
+from games.engine.bots import GreedyBot
+from games.event_chain import genesis_hash
 
 DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/keltis_bench"
-DEFAULT_BROKER = "redis://127.0.0.1:6379/13"
-DEFAULT_CACHE = "rediscache://127.0.0.1:6379/14"
 #: the services' options (bench/profile_action.py and bench/ab_action.py take them too)
 SERVICES = (
     ("--db", DEFAULT_DB, "the bench database"),
-    ("--broker", DEFAULT_BROKER, "Celery broker the actions queue their tasks on"),
-    ("--cache", DEFAULT_CACHE, "the site's cache: sessions, rate limits"),
+    ("--broker", "redis://127.0.0.1:6379/13", "Celery broker the actions queue their tasks on"),
+    ("--cache", "rediscache://127.0.0.1:6379/14", "the site's cache: sessions, rate limits"),
 )
 #: "floor" is measured with the requests (each repeat's reference): it is kept as a name
 PIECES = ("fill", "floor", "action", "page", "sweep")
@@ -88,26 +70,14 @@ TINY = {
 }  # fmt: skip
 
 
-# -- configuration --------------------------------------------------------------------------------
-def configure_django(db_url: str, broker_url: str, cache_url: str = DEFAULT_CACHE) -> None:
+def configure_django(db_url: str, broker_url: str, cache_url: str) -> None:
     """Production settings (DEBUG off, Redis broker and cache) for this process and the server
     it starts (bench/scale_settings.py on PYTHONPATH: the static files collected apart)."""
     path = os.pathsep.join(p for p in (str(ROOT / "bench"), os.environ.get("PYTHONPATH")) if p)
-    setup_django(
-        production_env(
-            DJANGO_SETTINGS_MODULE="scale_settings", PYTHONPATH=path, DATABASE_URL=db_url,
-            CELERY_BROKER_URL=broker_url, CACHE_URL=cache_url,
-        )
-    )  # fmt: skip
-
-
-def ensure_database(db_url: str, refill: bool) -> None:
-    """Create the bench database if missing; with ``refill`` drop it first."""
-    server, _, name = db_url.rpartition("/")
-    if refill and database_exists(server, name):
-        print(f"dropping database {name}")
-    if create_database(server, name, drop=refill):
-        print(f"creating database {name}")
+    common.setup_django(common.production_env(
+        DJANGO_SETTINGS_MODULE="scale_settings", PYTHONPATH=path, DATABASE_URL=db_url,
+        CELERY_BROKER_URL=broker_url, CACHE_URL=cache_url,
+    ))  # fmt: skip
 
 
 # -- trajectories: games played by the bots, reused by many game ids ------------------------------
@@ -120,14 +90,12 @@ class Trajectory:
     options_json: str
     setup_json: str
     actions: list[str]
-    #: the seat that took each action
-    seats: list[int]
+    seats: list[int]  # the seat that took each action
     #: the seat to move after i actions (None once finished), for i = 0..len(actions)
     to_move: list[int | None]
     #: the number of events when the turn of to_move[i] began (Game.turn_seq)
     turn_seq: list[int]
-    #: position -> the engine snapshot after that many actions, as JSON text
-    snapshots: dict[int, str]
+    snapshots: dict[int, str]  # position -> the engine snapshot after it, as JSON text
     scores: list[int]
 
     @property
@@ -149,9 +117,8 @@ def simulate(spec: tuple[str, int, int, int]) -> Trajectory:
     seats: list[int] = []
     to_move: list[int | None] = [game.to_move]
     while (seat := game.to_move) is not None:
-        action = bots[seat].choose(game)
-        game.apply(action, player=seat)
-        actions.append(action)
+        actions.append(bots[seat].choose(game))
+        game.apply(actions[-1], player=seat)
         seats.append(seat)
         to_move.append(game.to_move)
     turn_seq = [0]
@@ -226,10 +193,9 @@ def simulate_all(plan: FillPlan) -> list[Trajectory]:
     key = f"{plan.trajectories}-{plan.checkpoints}-{plan.seed}-{engine.hexdigest()[:12]}"
     cache = LOG_DIR / f"trajectories-{key}.pickle"
     if cache.exists():
-        with cache.open("rb") as f:
-            trajs: list[Trajectory] = pickle.load(f)  # our own file, written below
         print(f"  trajectories from {cache.relative_to(ROOT)}")
-        return trajs
+        with cache.open("rb") as f:
+            return pickle.load(f)  # our own file, written below
     specs = []
     card_share = plan.trajectories // 10
     for kind, count in (("keltis", plan.trajectories - card_share), ("keltis-cards", card_share)):
@@ -253,8 +219,8 @@ def plan_games(plan: FillPlan, trajs: list[Trajectory], now: datetime) -> list[G
     for i, t in enumerate(trajs):
         by_shape.setdefault((t.kind, t.players), []).append(i)
     # half running, 1% cancelled, 1% waiting for players, the rest finished
-    statuses = [GameStatus.RUNNING] * plan.running
     hundredth = plan.games // 100
+    statuses = [GameStatus.RUNNING] * plan.running
     statuses += [GameStatus.CANCELLED] * hundredth + [GameStatus.OPEN] * hundredth
     statuses += [GameStatus.FINISHED] * (plan.games - len(statuses))
     rng.shuffle(statuses)
@@ -276,16 +242,13 @@ def plan_games(plan: FillPlan, trajs: list[Trajectory], now: datetime) -> list[G
                 turn_started = now - timedelta(days=days, seconds=rng.uniform(60, 3600))
             else:
                 turn_started = now - timedelta(days=days * rng.uniform(0.01, 0.99))
-            game.turn_started_at = turn_started
+            game.turn_started_at = game.last_event_at = turn_started
             game.deadline = turn_started + timedelta(days=days)
             game.reminder_at = None if index in overdue else next_reminder(game.deadline, now)
-            turn_seq = traj.turn_seq[game.seq]
-            game.last_event_at = turn_started
-            game.started_at = turn_started - move_gap * turn_seq
+            game.started_at = turn_started - move_gap * traj.turn_seq[game.seq]
         elif status == GameStatus.FINISHED:
             game.seq = len(traj.actions)
-            game.finished_at = now - timedelta(days=rng.uniform(1, 365))
-            game.last_event_at = game.finished_at
+            game.finished_at = game.last_event_at = now - timedelta(days=rng.uniform(1, 365))
             game.started_at = game.finished_at - move_gap * game.seq
         else:  # waiting for players, or cancelled before it started: the creator and a few
             game.seat_count = rng.randint(1, players - 1)
@@ -314,7 +277,6 @@ SEAT_COLUMNS = (
     "id", "game_id", "index", "user_id", "bot", "joined_at", "score", "place", "bank_seconds",
     "retired", "timeouts",
 )  # fmt: skip
-SNAPSHOT_COLUMNS = ("game_id", "seq", "data")
 EVENT_COLUMNS = (
     "id", "game_id", "seq", "seat", "action", "created_at", "source", "prev_hash", "hash",
     "hash_key",
@@ -330,7 +292,7 @@ COLUMNS = {
     "accounts_user": ("accounts.User", USER_COLUMNS),
     "games_game": ("games.Game", GAME_COLUMNS),
     "games_seat": ("games.Seat", SEAT_COLUMNS),
-    "games_snapshot": ("games.Snapshot", SNAPSHOT_COLUMNS),
+    "games_snapshot": ("games.Snapshot", ("game_id", "seq", "data")),
     "games_event": ("games.Event", EVENT_COLUMNS),
 }
 COPY_TYPES = {"games_event": EVENT_TYPES}
@@ -363,11 +325,11 @@ def user_rows(plan: FillPlan, now: datetime) -> Iterator[tuple[Any, ...]]:
     from accounts.display_names import name_keys
 
     for i in range(1, plan.users + 1):
-        keys = name_keys(f"Bench player {i}")
         yield (
             i, "!bench-unusable", None, False, f"bench{i}", "", "", False, True,
             now - timedelta(days=400), f"bench{i}@example.invalid", f"Bench player {i}", "UTC",
-            "en", 7, "every_turn", False, "{}", False, *keys, "{}", False,
+            "en", 7, "every_turn", False, "{}", False, *name_keys(f"Bench player {i}"), "{}",
+            False,
         )  # fmt: skip
 
 
@@ -389,31 +351,23 @@ def seat_rows(first_id: int, game: GamePlan, traj: Trajectory) -> list[tuple[Any
     finished = game.status == "finished"
     rows = []
     for index in range(game.seat_count):
-        score = place = None
-        if finished:
-            score = traj.scores[index]
-            place = 1 + sum(1 for other in traj.scores if other > score)
-        rows.append(
-            (first_id + index, game.id, index, game.users[index], "", game.created_at, score,
-             place, 0, False, 0)
-        )  # fmt: skip
+        score = traj.scores[index] if finished else None
+        place = 1 + sum(other > score for other in traj.scores) if finished else None
+        rows.append((first_id + index, game.id, index, game.users[index], "", game.created_at,
+                     score, place, 0, False, 0))  # fmt: skip
     return rows
 
 
 def event_rows(first_id: int, game: GamePlan, traj: Trajectory, keys: Any) -> list[tuple[Any, ...]]:
-    """The event rows of one game, in order: the first ``game.seq`` actions of its trajectory,
-    spread from its start to its last move (the actions of the turn under way a minute apart),
-    each signed as the model signs it (``keys``: games.event_chain.current_keys()).
-
-    The only place event rows are made: a new column of the event table belongs here (and in
-    ``EVENT_COLUMNS`` and ``EVENT_TYPES``), e.g. a hash chained through the game's rows.
-    """
+    """The event rows of one game: the first ``game.seq`` actions of its trajectory, spread
+    from its start to its last move (the turn under way's a minute apart), each signed and
+    chained as the model does (``keys``: games.event_chain.current_keys()). The only place
+    event rows are made: a new event column belongs here, in EVENT_COLUMNS and EVENT_TYPES."""
     if not game.seq:
         return []
     assert game.started_at is not None and game.last_event_at is not None
     turn_seq = traj.turn_seq[game.seq] if game.status == "running" else game.seq
     span = game.last_event_at - game.started_at
-    # the hash chain the model would write (games.event_chain), from the game's genesis
     prev = genesis_hash(SimpleNamespace(
         pk=game.id, kind=traj.kind, player_count=traj.players,
         options=json.loads(traj.options_json), setup=json.loads(traj.setup_json),
@@ -434,6 +388,17 @@ def event_rows(first_id: int, game: GamePlan, traj: Trajectory, keys: Any) -> li
         )
         prev = digest
     return rows
+
+
+def numbered(
+    games: list[GamePlan], trajs: list[Trajectory], make: Callable[..., list[tuple[Any, ...]]]
+) -> Iterator[tuple[Any, ...]]:
+    """The rows ``make(first_id, game, trajectory)`` of every game, their ids counted on."""
+    next_id = 1
+    for game in games:
+        rows = make(next_id, game, trajs[game.traj])
+        next_id += len(rows)
+        yield from rows
 
 
 def copy_rows(cur: Any, table: str, rows: Iterable[tuple[Any, ...]]) -> int:
@@ -485,28 +450,28 @@ def without_constraints(cur: Any, tables: Sequence[str]) -> Iterator[None]:
         cur.execute(f'ALTER TABLE {table} ADD CONSTRAINT "{name}" {definition}')
 
 
+#: the table a finished fill leaves: its plan, when and how fast it ran, its row counts
 MARKER = "bench_fill"
-
-
-def stored_fill(cur: Any) -> dict[str, Any] | None:
-    """The marker a finished fill leaves: its plan, when and how fast it ran, its row counts."""
-    if cur.execute("SELECT to_regclass(%s)", [MARKER]).fetchone()[0] is None:
-        return None
-    row = cur.execute(f"SELECT info FROM {MARKER}").fetchone()
-    return row[0] if row else None
 
 
 def fill(db_url: str, plan: FillPlan) -> dict[str, Any]:
     """Load the plan's games in one transaction (an interrupted fill leaves nothing)."""
-    import psycopg
-    from psycopg.types.json import Jsonb
+    from games.event_chain import current_keys
 
     stages: dict[str, float] = {}
-    start = time.perf_counter()
+    start = mark = time.perf_counter()
+
+    def lap(stage: str = "") -> float:
+        """The seconds since the last lap, kept as ``stage`` when named (else a restart)."""
+        nonlocal mark
+        seconds, mark = time.perf_counter() - mark, time.perf_counter()
+        if stage:
+            stages[stage] = seconds
+        return seconds
+
     trajs = simulate_all(plan)
-    stages["simulate"] = time.perf_counter() - start
     print(
-        f"  {len(trajs)} trajectories played by greedy bots in {stages['simulate']:.1f} s "
+        f"  {len(trajs)} trajectories played by greedy bots in {lap('simulate'):.1f} s "
         f"({sum(len(t.actions) for t in trajs) / len(trajs):.0f} actions a game on average)"
     )
     now = datetime.now(UTC).replace(microsecond=0)
@@ -516,9 +481,6 @@ def fill(db_url: str, plan: FillPlan) -> dict[str, Any]:
         cur.execute("SET maintenance_work_mem = '512MB'")
         cur.execute(f"DROP TABLE IF EXISTS {MARKER}")
         cur.execute(f"TRUNCATE {', '.join(LOADED_TABLES)} CASCADE")
-
-        from games.event_chain import current_keys
-
         keys = current_keys()
         loads = {
             "accounts_user": user_rows(plan, now),
@@ -531,61 +493,44 @@ def fill(db_url: str, plan: FillPlan) -> dict[str, Any]:
             "games_event": numbered(games, trajs, lambda *a: event_rows(*a, keys)),
         }  # fmt: skip
         with without_constraints(cur, LOADED_TABLES):
-            mark = time.perf_counter()
+            lap()
             for table, rows in loads.items():
                 began = time.perf_counter()
                 counts[table] = copy_rows(cur, table, rows)
-                print(
-                    f"  COPY {table}: {counts[table]:,} rows in {time.perf_counter() - began:.1f} s"
-                )
-            stages["copy"] = time.perf_counter() - mark
-            mark = time.perf_counter()
-        stages["indexes and constraints"] = time.perf_counter() - mark
-        print(f"  indexes and constraints made again in {stages['indexes and constraints']:.1f} s")
-        mark = time.perf_counter()
+                print(f"  COPY {table}: {counts[table]:,} rows in "
+                      f"{time.perf_counter() - began:.1f} s")  # fmt: skip
+            lap("copy")
+        print(f"  indexes and constraints made again in {lap('indexes and constraints'):.1f} s")
         cur.execute(
             "UPDATE games_game g SET chain_head = e.hash FROM games_event e "
             "WHERE e.game_id = g.id AND e.seq = g.seq"
         )
-        print(f"  chain heads set in {time.perf_counter() - mark:.1f} s")
+        print(f"  chain heads set in {lap():.1f} s")
         for table in ("accounts_user", "games_game", "games_seat", "games_event"):
-            cur.execute(
-                f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), "
-                f"(SELECT max(id) FROM {table}))"
-            )
+            cur.execute(f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), "
+                        f"(SELECT max(id) FROM {table}))")  # fmt: skip
         filled_at = datetime.now(UTC).isoformat(timespec="seconds")
         info = {"plan": asdict(plan), "now": now.isoformat(), "filled_at": filled_at}
         info |= {"counts": counts, "stages": stages}
         cur.execute(f"CREATE TABLE {MARKER} (info jsonb NOT NULL)")
         cur.execute(f"INSERT INTO {MARKER} VALUES (%s)", [Jsonb(info)])
         conn.commit()
-        mark = time.perf_counter()
+        lap()
         conn.autocommit = True
         cur.execute(f"ANALYZE {', '.join(LOADED_TABLES)}")
-        stages["analyze"] = time.perf_counter() - mark
-    stages["total"] = time.perf_counter() - start
-    with psycopg.connect(db_url, autocommit=True) as conn:
-        conn.execute(f"UPDATE {MARKER} SET info = info || %s", [Jsonb({"stages": stages})])
-    info["stages"] = stages
+        lap("analyze")
+        stages["total"] = time.perf_counter() - start
+        cur.execute(f"UPDATE {MARKER} SET info = info || %s", [Jsonb({"stages": stages})])
     return info
 
 
-def numbered(
-    games: list[GamePlan], trajs: list[Trajectory], make: Callable[..., list[tuple[Any, ...]]]
-) -> Iterator[tuple[Any, ...]]:
-    """The rows ``make(first_id, game, trajectory)`` of every game, their ids counted on."""
-    next_id = 1
-    for game in games:
-        rows = make(next_id, game, trajs[game.traj])
-        next_id += len(rows)
-        yield from rows
-
-
 def bench_fill(args: argparse.Namespace, plan: FillPlan) -> list[str]:
-    import psycopg
-
-    with psycopg.connect(args.db, autocommit=True) as conn, conn.cursor() as cur:
-        stored = stored_fill(cur)
+    """The fill, made now or found; its stages' times and the tables' rows and sizes."""
+    with psycopg.connect(args.db, autocommit=True) as conn:
+        stored = None
+        if conn.execute("SELECT to_regclass(%s)", [MARKER]).fetchone()[0] is not None:
+            row = conn.execute(f"SELECT info FROM {MARKER}").fetchone()
+            stored = row[0] if row else None
     if stored is not None and stored["plan"] != asdict(plan):
         raise SystemExit(
             f"the database holds another fill ({stored['plan']}): run again with --refill"
@@ -599,10 +544,8 @@ def bench_fill(args: argparse.Namespace, plan: FillPlan) -> list[str]:
         lines = ["filled now:"]
     else:
         lines = [f"already filled at {stored['filled_at']} (--refill to redo):"]
-    lines.append(
-        "fill time: "
-        + ", ".join(f"{name} {seconds:.1f} s" for name, seconds in stored["stages"].items())
-    )
+    stages = ", ".join(f"{name} {seconds:.1f} s" for name, seconds in stored["stages"].items())
+    lines.append(f"fill time: {stages}")
     with psycopg.connect(args.db, autocommit=True) as conn:  # bytes with indexes and TOAST
         for table in LOADED_TABLES:
             rows = conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
@@ -621,12 +564,8 @@ class Results:
     reference: Reference = field(default_factory=Reference)
     #: the sweeps' times (ms) by key
     sweeps: dict[str, list[float]] = field(default_factory=dict)
-    sweep: list[str] = field(default_factory=list)
+    sweep_mark: str = ""  # PASS or MISS
     sweep_verdict: str = ""
-
-
-def times_line(what: str, times: list[float]) -> str:
-    return f"{what}: median {median(times):.2f} ms, p95 {p95(times):.2f} ms over {len(times)}"
 
 
 def running_ids(rng: random.Random, n: int) -> list[int]:
@@ -645,8 +584,7 @@ def turn_of(game_id: int) -> tuple[Any, Any, str]:
 
     game = Game.objects.get(pk=game_id)
     seat = Seat.objects.select_related("user").get(game=game, index=game.to_move)
-    action = GreedyBot(game.pk + game.seq).choose(engine_state(game))
-    return game, seat.user, action
+    return game, seat.user, GreedyBot(game.pk + game.seq).choose(engine_state(game))
 
 
 class Floor:
@@ -658,8 +596,6 @@ class Floor:
     STATES = 10_000
 
     def __init__(self, db_url: str, seed: int) -> None:
-        import psycopg
-
         self.rng = random.Random(seed)
         self.conn = conn = psycopg.connect(db_url)
         conn.execute(  # several statements: no parameters, psycopg sends them as one query
@@ -671,13 +607,10 @@ class Floor:
             "CREATE TABLE IF NOT EXISTS bench_floor_state (id bigint PRIMARY KEY, seq integer "
             "NOT NULL, data jsonb NOT NULL)"
         )
-        self.sample = [
-            row[0]
-            for row in conn.execute(
-                "SELECT data::text FROM games_snapshot WHERE game_id IN "
-                "(SELECT id FROM games_game WHERE status = 'running' LIMIT 50)"
-            ).fetchall()
-        ]
+        self.sample = [row[0] for row in conn.execute(
+            "SELECT data::text FROM games_snapshot WHERE game_id IN "
+            "(SELECT id FROM games_game WHERE status = 'running' LIMIT 50)"
+        )]  # fmt: skip
         if not conn.execute("SELECT 1 FROM bench_floor_state LIMIT 1").fetchone():
             with conn.cursor().copy("COPY bench_floor_state (id, seq, data) FROM STDIN") as copy:
                 for i in range(1, self.STATES + 1):
@@ -702,33 +635,44 @@ class Floor:
                 [state, seq, self.n % 4, "play r7"],
             )
             self.conn.execute(
-                "UPDATE bench_floor_state SET seq = %s, data = %s WHERE id = %s",
-                [seq, data, state],
+                "UPDATE bench_floor_state SET seq = %s, data = %s WHERE id = %s", [seq, data, state]
             )
             self.conn.commit()
             times.append((time.perf_counter() - start) * 1000)
             self.seqs[state] = seq
         return times
 
-    def close(self) -> None:
-        self.conn.close()
-
 
 @dataclass(frozen=True)
 class Server:
-    port: int
-    #: the gunicorn master's pid: its one worker is looked up for each batch
-    master: int
+    """A gunicorn of ``http_server``: one worker, whose CPU is the server's."""
 
-    def worker(self) -> int | None:
-        children = worker_pids(self.master)
-        return children[0] if len(children) == 1 else None
+    port: int
+    master: int  # the gunicorn master's pid: its one worker is looked up for each batch
 
     def cpu_ms(self) -> tuple[int | None, float | None]:
         """The worker's pid and the CPU ms it has used so far (clock ticks: only a batch's
-        sum says something); a batch whose worker changed (max_requests) has no CPU figure."""
-        pid = self.worker()
-        return pid, (process_cpu_ms(pid) if pid is not None else None)
+        sum says something); none while there is not one worker (max_requests replaced it)."""
+        children = measure.worker_pids(self.master)
+        pid = children[0] if len(children) == 1 else None
+        return pid, (measure.process_cpu_ms(pid) if pid is not None else None)
+
+    def batch(self, run: Callable[[], list[float]]) -> tuple[list[float], float | None]:
+        """Run a batch of requests and say the worker's CPU ms it took in all (None when the
+        worker was replaced meanwhile). The sleeps let the server finish the last response's
+        after-response work (the Celery publish) and collection before its CPU is read."""
+        time.sleep(0.05)
+        pid, before = self.cpu_ms()
+        times = run()
+        time.sleep(0.05)
+        pid_after, after = self.cpu_ms()
+        if pid is None or pid != pid_after or before is None or after is None:
+            return times, None
+        return times, after - before
+
+    def browser(self) -> Http:
+        """A browser of the server: one connection per request (as its sync worker answers)."""
+        return Http(f"http://127.0.0.1:{self.port}")
 
 
 @contextmanager
@@ -743,11 +687,11 @@ def http_server(config: str = "gunicorn.conf.py") -> Iterator[Server]:
     env = {**os.environ, "GUNICORN_BIND": f"127.0.0.1:{port}", "WEB_CONCURRENCY": "1"}
     # the server's working directory is ROOT: bench/ab_action.py serves another tree there
     proc = serve([sys.executable, "-m", "gunicorn", "--config", config], env, log, port, ROOT)
+    server = Server(port, proc.pid)
     try:
-        deadline = time.monotonic() + 60
-        while Server(port, proc.pid).worker() is None and time.monotonic() < deadline:
-            time.sleep(0.1)
-        yield Server(port, proc.pid)
+        with suppress(TimeoutError):  # without one worker, its batches have no CPU figure
+            wait_until(lambda: server.cpu_ms()[0], 60, "the gunicorn worker")
+        yield server
     finally:
         stop_process(proc)
 
@@ -768,18 +712,11 @@ class Turn:
 def turns(game_ids: Sequence[int], logged_in: bool = False) -> list[Turn]:
     """The turns of these games; ``logged_in``: with a session cookie of their player."""
     out = []
-    for game_id in game_ids:
-        game, user, action = turn_of(game_id)
-        out.append(Turn(game_id, game.seq, user, action))
+    for game, user, action in map(turn_of, game_ids):
+        out.append(Turn(game.pk, game.seq, user, action))
         if logged_in:
             out[-1].cookies = session_cookies(user)
     return out
-
-
-def settle() -> None:
-    """Let the server finish the last response's after-response work (the Celery publish)
-    and its collection before its CPU time is read."""
-    time.sleep(0.05)
 
 
 def in_process(
@@ -802,17 +739,6 @@ def in_process(
     return times, cpu, queries / len(batch)
 
 
-def page_in_process(client: Any) -> Callable[[Turn], None]:
-    """The game page through Django's test client."""
-
-    def get(turn: Turn) -> None:
-        response = client.get(f"/games/{turn.game_id}/")
-        if response.status_code != 200:
-            raise RuntimeError(f"game {turn.game_id}: page {response.status_code}")
-
-    return get
-
-
 def action_in_process(turn: Turn) -> None:
     """``action_submit`` of the bot's choice, its after-commit hooks (Celery) included."""
     from games.services import action_submit
@@ -820,26 +746,6 @@ def action_in_process(turn: Turn) -> None:
     action_submit(
         game_id=turn.game_id, seat=None, action=turn.action, expected_seq=turn.seq, user=turn.user
     )
-
-
-def server_batch(
-    server: Server, run: Callable[[], list[float]]
-) -> tuple[list[float], float | None]:
-    """Run a batch of requests and say the server worker's CPU ms it took in all (None when
-    the worker was replaced meanwhile)."""
-    settle()
-    pid, before = server.cpu_ms()
-    times = run()
-    settle()
-    pid_after, after = server.cpu_ms()
-    if pid is None or pid != pid_after or before is None or after is None:
-        return times, None
-    return times, after - before
-
-
-def browser(server: Server) -> Http:
-    """A browser of the server: one connection per request (as its sync worker answers)."""
-    return Http(f"http://127.0.0.1:{server.port}")
 
 
 def pages_http(browser: Http, batch: list[Turn]) -> list[float]:
@@ -903,43 +809,41 @@ def bench_requests(args: argparse.Namespace, results: Results, pieces: list[str]
     series["floor"] = Series("write floor: INSERT + UPDATE + COMMIT (psycopg)")
     floor = Floor(args.db, args.seed + 1)
     client = Client()  # one client: a new one would load the middleware (whitenoise) again
+
+    def page(turn: Turn) -> None:
+        response = client.get(f"/games/{turn.game_id}/")
+        if response.status_code != 200:
+            raise RuntimeError(f"game {turn.game_id}: page {response.status_code}")
+
     n = args.batch
     with http_server() as server:
-        client_http = browser(server)
+        client_http = server.browser()
         for repeat in range(args.repeats + 1):
             record = repeat > 0
             size = n if record else min(n, 10)
+            measured: dict[str, Any] = {}
             if record:
                 results.reference.measure()
-            floor_times = floor.batch(size)
-            if record:
-                series["floor"].add(floor_times, None)
+            measured["floor"] = floor.batch(size), None
             ids = running_ids(rng, 3 * size)
             if want_page:
-                measured = in_process(turns(ids[:size]), page_in_process(client), client)
-                if record:
-                    series["page"].add(*measured)
+                measured["page"] = in_process(turns(ids[:size]), page, client)
             if want_action:
-                measured = in_process(turns(ids[size : 2 * size]), action_in_process)
-                if record:
-                    series["action"].add(*measured)
+                measured["action"] = in_process(turns(ids[size : 2 * size]), action_in_process)
             batch = turns(ids[2 * size :], logged_in=True)
-            times, cpu = server_batch(server, lambda batch=batch: pages_http(client_http, batch))
-            if record and want_page:
-                series["page_http"].add(times, cpu)
+            measured["page_http"] = server.batch(lambda b=batch: pages_http(client_http, b))
             if want_action:
-                times, cpu = server_batch(server, lambda b=batch: actions_http(client_http, b))
+                measured["action_http"] = server.batch(lambda b=batch: actions_http(client_http, b))
                 check_applied(batch)
-                if record:
-                    series["action_http"].add(times, cpu)
+            for key, figures in measured.items():
+                if record and key in series:
+                    series[key].add(*figures)
             print(f"  repeat {repeat}{'' if record else ' (warm-up, not counted)'} done")
-    floor.close()
+    floor.conn.close()
     ref = results.reference
-    lines = [*ref.lines(), series["floor"].line()]
-    for key, item in series.items():
-        if key != "floor":
-            lines.append(item.line(ref))
-    return lines
+    return [*ref.lines(), series["floor"].line()] + [
+        item.line(ref) for key, item in series.items() if key != "floor"
+    ]
 
 
 # -- the deadline sweep --------------------------------------------------------------------------
@@ -952,8 +856,7 @@ def quiet_moment() -> datetime:
     found = Game.objects.filter(status=GameStatus.RUNNING).aggregate(
         deadline=Min("deadline"), reminder=Min("reminder_at")
     )
-    first = min(v for v in found.values() if v is not None)
-    return first - timedelta(minutes=1)
+    return min(v for v in found.values() if v is not None) - timedelta(minutes=1)
 
 
 def arm(rng: random.Random, n: int, at: datetime) -> list[int]:
@@ -973,16 +876,6 @@ def arm(rng: random.Random, n: int, at: datetime) -> list[int]:
     return ids
 
 
-def due_counts(now: datetime) -> tuple[int, int]:
-    from games.models import Game, GameStatus
-
-    running = Game.objects.filter(status=GameStatus.RUNNING)
-    return (
-        running.filter(deadline__lte=now).count(),
-        running.filter(reminder_at__lte=now).count(),
-    )
-
-
 def bench_sweep(args: argparse.Namespace, results: Results) -> list[str]:
     """``sweep_deadlines`` (what beat runs every minute) with 0, 0.1% and 1% of the running
     games due: the clock is moved (time-machine) to a moment before anything else is due and
@@ -995,59 +888,57 @@ def bench_sweep(args: argparse.Namespace, results: Results) -> list[str]:
     from games.tasks import sweep_deadlines
 
     rng = random.Random(args.seed + 6)
-    running = Game.objects.filter(status=GameStatus.RUNNING).count()
+    running_games = Game.objects.filter(status=GameStatus.RUNNING)
+    running = running_games.count()
     if round(running * 0.001) < 1:
         raise SystemExit(f"{running} running games: the sweep needs 0.1% of them (--games 2000)")
     lines = [f"{running:,} running games"]
-    shares = ((0.0, args.sweep_idle_repeats), (0.001, 3), (0.01, args.sweep_repeats))
-    measured: dict[float, list[tuple[float, int, int]]] = {}
-    explained = False
-    for share, repeats in shares:
-        n = round(running * share)
+    shares = {"idle": (0.0, args.sweep_idle_repeats), "tenth": (0.001, 3),
+              "full": (0.01, args.sweep_repeats)}  # fmt: skip
+    counted: dict[str, int] = {}
+    for key, (share, repeats) in shares.items():
+        n = counted[key] = round(running * share)
+        runs: list[tuple[float, int]] = []
         for _ in range(repeats):
             moment = quiet_moment()
             arm(rng, n, moment)
             with time_machine.travel(moment, tick=True):
-                due = due_counts(now())
+                at = now()
+                due = (running_games.filter(deadline__lte=at).count(),
+                       running_games.filter(reminder_at__lte=at).count())  # fmt: skip
                 if due != (n, 0):
                     raise RuntimeError(f"expected {n} timeouts and no reminder due, got {due}")
-                if share == 0.01 and not explained:
+                if key == "full" and not runs:
                     for name in ("due_reminders", "due_deadlines"):
-                        lines += explain(f"{name} (1% due)", getattr(timeouts, name), now())
-                    explained = True
+                        lines += explain(f"{name} (1% due)", getattr(timeouts, name), at)
                 with count_queries() as box:
                     start = time.perf_counter()
                     counts = sweep_deadlines()
                     elapsed = (time.perf_counter() - start) * 1000
-                played = sum(v for k, v in counts.items() if k.startswith("timeout_"))
-                if played != n:
+                if sum(v for k, v in counts.items() if k.startswith("timeout_")) != n:
                     raise RuntimeError(f"the sweep applied {counts}, not {n} timeouts")
-            measured.setdefault(share, []).append((elapsed, box[0], n))
-    for share, runs in measured.items():
+            runs.append((elapsed, box[0]))
         ms = median([r[0] for r in runs])
-        n = runs[0][2]
+        results.sweeps[key] = [r[0] for r in runs]
         per_game = f", {ms / n:.1f} ms a game due" if n else ""
         lines.append(
             f"{share:6.1%} due ({n:>4} games): sweep median {ms:9.1f} ms over {len(runs)} runs, "
             f"{median([r[1] for r in runs]):.0f} queries{per_game}"
         )
-    sweeps = results.sweeps
-    for key, share in (("idle", 0.0), ("tenth", 0.001), ("full", 0.01)):
-        sweeps[key] = [r[0] for r in measured[share]]
-    idle, tenth, full = (median(sweeps[key]) for key in ("idle", "tenth", "full"))
-    n_tenth, n_full = measured[0.001][0][2], measured[0.01][0][2]
-    factor = ((full - idle) / n_full) / ((tenth - idle) / n_tenth)
+    idle, tenth, full = (median(results.sweeps[key]) for key in shares)
+    per_full, per_tenth = (full - idle) / counted["full"], (tenth - idle) / counted["tenth"]
+    factor = per_full / per_tenth
     ok = idle < TARGET_SWEEP_IDLE_SHARE * full and factor < TARGET_SWEEP_PER_GAME_FACTOR
+    results.sweep_mark = "PASS" if ok else "MISS"
     results.sweep_verdict = (
-        f"nothing due {idle:.1f} ms; per game due {(full - idle) / n_full:.1f} ms at 1% vs "
-        f"{(tenth - idle) / n_tenth:.1f} ms at 0.1% ({factor:.2f}x)"
+        f"nothing due {idle:.1f} ms; per game due {per_full:.1f} ms at 1% vs "
+        f"{per_tenth:.1f} ms at 0.1% ({factor:.2f}x)"
     )
     lines.append(
         f"in proportion to the games due: {results.sweep_verdict}  "
         f"[target: idle < {TARGET_SWEEP_IDLE_SHARE:.0%} of the 1% sweep and per-game cost "
-        f"within {TARGET_SWEEP_PER_GAME_FACTOR:.0f}x: {'PASS' if ok else 'MISS'}]"
+        f"within {TARGET_SWEEP_PER_GAME_FACTOR:.0f}x: {results.sweep_mark}]"
     )
-    results.sweep.append("PASS" if ok else "MISS")
     return lines + bench_sweep_bots(args, results)
 
 
@@ -1057,16 +948,19 @@ def bench_sweep_bots(args: argparse.Namespace, results: Results) -> list[str]:
     from games import bot_play
     from games.tasks import sweep_bots
 
-    times = []
+    times: list[float] = []
+    results.sweeps["bots"] = times
     for _ in range(args.sweep_idle_repeats):
         start = time.perf_counter()
         woken = sweep_bots()
         times.append((time.perf_counter() - start) * 1000)
         if woken:
             raise RuntimeError(f"sweep_bots woke {woken} games: the fill has no bot seats")
-    results.sweeps["bots"] = times
-    line = times_line("sweep_bots, nothing waiting", times)
-    return [line, *explain("games_waiting_for_bots", bot_play.games_waiting_for_bots)]
+    return [
+        f"sweep_bots, nothing waiting: median {median(times):.2f} ms, p95 {p95(times):.2f} ms "
+        f"over {len(times)}",
+        *explain("games_waiting_for_bots", bot_play.games_waiting_for_bots),
+    ]
 
 
 def explain(name: str, query: Callable[..., Any], *args: Any) -> list[str]:
@@ -1082,16 +976,6 @@ def explain(name: str, query: Callable[..., Any], *args: Any) -> list[str]:
 
 
 # -- main ----------------------------------------------------------------------------------------
-def purge_broker() -> None:
-    """Drop the tasks the actions queued (no worker consumes the benchmark's broker)."""
-    from keltis_site.celery import app
-
-    try:
-        app.control.purge()
-    except Exception as exc:  # the figures are printed already; say it and go on
-        print(f"could not purge the broker: {exc}")
-
-
 def verdict(key: str, item: Series) -> tuple[str, str]:
     """The series' target as text, and PASS or MISS (empty without a target)."""
     cpu_target, p95_target = TARGETS.get(key, (None, None))
@@ -1102,9 +986,7 @@ def verdict(key: str, item: Series) -> tuple[str, str]:
     if p95_target is not None:
         parts.append(f"p95 < {p95_target:.0f} ms")
         ok = ok and p95(item.wall) < p95_target
-    if not parts:
-        return "", ""
-    return ", ".join(parts), "PASS" if ok else "MISS"
+    return (", ".join(parts), "PASS" if ok else "MISS") if parts else ("", "")
 
 
 def summary(results: Results) -> list[str]:
@@ -1130,7 +1012,7 @@ def summary(results: Results) -> list[str]:
             "deadline sweep, 0 / 0.1% / 1% of running games due",
             f"{median(sweeps['idle']):.1f} / {median(sweeps['tenth']):.0f} / "
             f"{median(sweeps['full']):.0f} ms", "", "", "", "",
-            f"in proportion to games due: {results.sweep_verdict}", results.sweep[0],
+            f"in proportion to games due: {results.sweep_verdict}", results.sweep_mark,
         ))  # fmt: skip
     if "bots" in sweeps:
         rows.append(("sweep_bots (beat, every minute), no bot waiting",
@@ -1142,7 +1024,7 @@ def summary(results: Results) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = command_line(
+    parser = common.command_line(
         __doc__,
         *SERVICES,
         ("--only", ",".join(PIECES), f"comma-separated pieces of {', '.join(PIECES)}"),
@@ -1155,49 +1037,53 @@ def main(argv: list[str] | None = None) -> None:
         ("--sweep-idle-repeats", 20, "sweeps, none due"),
         ("--seed", 2026, "seed of the fill and samples"),
     )
-    args = parse_args(parser, argv, TINY)
+    args = common.parse_args(parser, argv, TINY)
     pieces = [p.strip() for p in args.only.split(",") if p.strip()]
     unknown = sorted(set(pieces) - set(PIECES))
     if unknown:
         parser.error(f"unknown piece(s) {', '.join(unknown)}; known: {', '.join(PIECES)}")
     if "floor" in pieces and not {"action", "page"} & set(pieces):
         pieces.append("action")  # the floor is measured in the repeats of the requests
-
-    plan = FillPlan(games=args.games, trajectories=args.trajectories, seed=args.seed)
-    with dated("scale.py", argv, after=False):
-        run(args, pieces, plan)
+    with common.dated("scale.py", argv, after=False):
+        run(
+            args, pieces, FillPlan(games=args.games, trajectories=args.trajectories, seed=args.seed)
+        )
         print()
 
 
 def run(args: argparse.Namespace, pieces: list[str], plan: FillPlan) -> None:
-    ensure_database(args.db, args.refill)
+    server, _, name = args.db.rpartition("/")
+    if args.refill and common.database_exists(server, name):
+        print(f"dropping database {name}")
+    if common.create_database(server, name, drop=args.refill):
+        print(f"creating database {name}")
     configure_django(args.db, args.broker, args.cache)
     from django.core.management import call_command
     from django.db import connection
 
     call_command("migrate", verbosity=0, interactive=False)
-    print(f"database {connection.settings_dict['NAME']}; {django_pg_settings()}")
-    if {"action", "page"} & set(pieces):
-        # DEBUG off: the pages name the hashed files (collected into var/bench/static)
+    print(f"database {connection.settings_dict['NAME']}; {measure.django_pg_settings()}")
+    requests = bool({"action", "page"} & set(pieces))
+    if requests:  # DEBUG off: the pages name the hashed files (collected into var/bench/static)
         call_command("collectstatic", verbosity=0, interactive=False)
     results = Results()
     if "fill" in pieces:
         print("\n== fill")
-        for line in bench_fill(args, plan):
-            print(line)
-    if {"action", "page"} & set(pieces):
-        print(
-            f"\n== requests: {args.repeats} interleaved repeats of {args.batch} requests a kind "
-            "(HTTP: gunicorn, one sync worker, on loopback, DEBUG off)"
-        )
-        for line in bench_requests(args, results, pieces):
-            print(line)
+        print("\n".join(bench_fill(args, plan)))
+    if requests:
+        print(f"\n== requests: {args.repeats} interleaved repeats of {args.batch} requests a "
+              "kind (HTTP: gunicorn, one sync worker, on loopback, DEBUG off)")  # fmt: skip
+        print("\n".join(bench_requests(args, results, pieces)))
     if "sweep" in pieces:
         print("\n== sweep")
-        for line in bench_sweep(args, results):
-            print(line)
-    if {"action", "page", "sweep"} & set(pieces):
-        purge_broker()
+        print("\n".join(bench_sweep(args, results)))
+    if requests or "sweep" in pieces:
+        from keltis_site.celery import app
+
+        try:  # drop the tasks the actions queued (no worker consumes the benchmark's broker)
+            app.control.purge()
+        except Exception as exc:  # the figures are printed already; say it and go on
+            print(f"could not purge the broker: {exc}")
     if results.sweeps or results.series:  # a run of the requests only has its table too
         print("\n== summary")
         print("\n".join(summary(results)))
