@@ -9,12 +9,14 @@ the queryset once, with a marker in place of the value it is run with, keeps Dja
 value and runs the SQL: the rows become model instances exactly as the queryset would make
 them (``from_db``, ``select_related`` objects attached), the same SQL goes to the database.
 
-Only for querysets of one shape (filters on one value, no ``known related objects``); kept
-per database alias, since the SQL depends on the backend.
+Only for querysets of one shape (filters on the values ``build`` takes, each appearing once in
+the SQL; no ``known related objects``); kept per database alias, since the SQL depends on the
+backend.
 """
 
 from __future__ import annotations
 
+import inspect
 import threading
 from collections.abc import Callable, Sequence
 from typing import Any, Generic, TypeVar
@@ -25,27 +27,36 @@ from django.db.models.query import ModelIterable, ValuesListIterable, get_relate
 
 M = TypeVar("M", bound=Model)
 
-#: what the queryset is built with in place of the value: no real id or seq is this number
-MARKER = 7_318_249_106_531_977
+#: what the queryset is built with in place of its first value (the next ones: MARKER + 1, ...):
+#: within every integer column's range, smallint's too (Django turns a lookup beyond its field's
+#: range into an empty result on PostgreSQL, with no parameter), and a number no query of the
+#: site holds as a constant of its own
+MARKER = 32_719
 
 
 class Prepared(Generic[M]):
-    """``build(value)`` -> a queryset, compiled on first use; ``run(value)`` -> its objects."""
+    """``build(*values)`` -> a queryset, compiled on first use; ``run(*values)`` -> its
+    objects."""
 
-    def __init__(self, build: Callable[[Any], QuerySet[M]]) -> None:
+    def __init__(self, build: Callable[..., QuerySet[M]]) -> None:
         self._build = build
+        self._arity = len(inspect.signature(build).parameters)
         self._compiled: dict[str, tuple[Any, ...]] = {}
         self._lock = threading.Lock()
 
     def _compile(self, alias: str) -> tuple[Any, ...]:
-        queryset = self._build(MARKER)
+        markers = [MARKER + i for i in range(self._arity)]
+        queryset = self._build(*markers)
         if queryset._known_related_objects:  # type: ignore[attr-defined]
             raise ValueError("a related manager's queryset cannot be prepared")
         compiler = queryset.query.get_compiler(using=alias)
         sql, params = compiler.as_sql()
-        slots = [i for i, p in enumerate(params) if p == MARKER]
-        if len(slots) != 1:
-            raise ValueError(f"the value must appear once in the query, not {len(slots)} times")
+        slots = []
+        for marker in markers:
+            found = [i for i, p in enumerate(params) if p == marker]
+            if len(found) != 1:
+                raise ValueError(f"a value must appear once in the query, not {len(found)} times")
+            slots.append(found[0])
         klass_info, select = compiler.klass_info, compiler.select
         converters = compiler.get_converters([s[0] for s in select[0 : compiler.col_count]])
         compiled: tuple[Any, ...]
@@ -54,23 +65,24 @@ class Prepared(Generic[M]):
             if iterable is not ValuesListIterable or queryset.query.annotations:
                 raise ValueError("a values_list() of plain columns only: their rows as they come")
             # values_list(): rows, no objects
-            compiled = (sql, list(params), slots[0], None, 0, 0, [], [], converters, compiler)
+            compiled = (sql, list(params), slots, None, 0, 0, [], [], converters, compiler)
         else:
             start, end = klass_info["select_fields"][0], klass_info["select_fields"][-1] + 1
             init_list = [f[0].target.attname for f in select[start:end]]
             compiled = (
-                sql, list(params), slots[0], klass_info["model"], start, end, init_list,
+                sql, list(params), slots, klass_info["model"], start, end, init_list,
                 get_related_populators(klass_info, select, alias), converters, compiler,
             )  # fmt: skip
         with self._lock:
             self._compiled[alias] = compiled
         return compiled
 
-    def _rows(self, value: Any, using: str) -> tuple[tuple[Any, ...], Any]:
+    def _rows(self, values: tuple[Any, ...], using: str) -> tuple[tuple[Any, ...], Any]:
         compiled = self._compiled.get(using) or self._compile(using)
-        sql, params, slot, *_, converters, compiler = compiled
+        sql, params, slots, *_, converters, compiler = compiled
         params = list(params)
-        params[slot] = value
+        for slot, value in zip(slots, values, strict=True):
+            params[slot] = value
         with connections[using].cursor() as cursor:
             cursor.execute(sql, params)
             rows: Any = cursor.fetchall()
@@ -78,16 +90,16 @@ class Prepared(Generic[M]):
             rows = [tuple(row) for row in compiler.apply_converters(rows, converters)]
         return compiled, rows
 
-    def rows(self, value: Any, using: str = "default") -> list[tuple[Any, ...]]:
-        """The tuples of a ``values_list()`` queryset built with ``value``, in its order."""
-        compiled, rows = self._rows(value, using)
+    def rows(self, *values: Any, using: str = "default") -> list[tuple[Any, ...]]:
+        """The tuples of a ``values_list()`` queryset built with ``values``, in its order."""
+        compiled, rows = self._rows(values, using)
         if compiled[3] is not None:
             raise ValueError("rows() is for a values_list() queryset; run() makes objects")
         return list(rows)
 
-    def run(self, value: Any, using: str = "default") -> list[M]:
-        """The objects the queryset built with ``value`` would give, in its order."""
-        compiled, rows = self._rows(value, using)
+    def run(self, *values: Any, using: str = "default") -> list[M]:
+        """The objects the queryset built with ``values`` would give, in its order."""
+        compiled, rows = self._rows(values, using)
         _, _, _, model, start, end, init_list, populators, _, _ = compiled
         if model is None:
             raise ValueError("run() makes objects; a values_list() queryset gives rows()")

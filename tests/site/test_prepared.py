@@ -106,3 +106,14 @@ def test_a_model_whose_database_makes_a_value_is_refused() -> None:
 
     with pytest.raises(ValueError):
         PreparedInsert(User)
+
+
+def test_a_query_of_two_values_takes_each_in_its_place(make_user: Any) -> None:
+    game = started_game(make_user)
+    prepared = Prepared(
+        lambda pk, index: Seat.objects.filter(game_id=pk, index=index).values_list("index", "bot")
+    )
+    assert prepared.rows(game.pk, 1) == [(1, "random")]
+    assert prepared.rows(game.pk, 2) == [(2, "")]
+    with pytest.raises(ValueError):
+        prepared.rows(game.pk)  # a value short
