@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.db.models import Exists, OuterRef, QuerySet
 from django.utils import timezone
@@ -126,9 +126,34 @@ _SEATS_IN_ORDER = Prepared(
 )
 #: ... its snapshot, when the game was read without it (an email's row names the game) ...
 _SNAPSHOT = Prepared(lambda game_id: Snapshot.objects.filter(game_id=game_id).order_by())
-#: ... and its latest events, newest first
+
+
+class StoredEvent(NamedTuple):
+    """The columns of an event the pages and emails read: the action and who chose it when,
+    not its hash chain (two hashes an event: reading whole rows as models cost a turn email
+    more than its signed links)."""
+
+    seq: int
+    seat: int
+    action: str
+    created_at: datetime
+    source: str
+
+
+_EVENT_COLUMNS = StoredEvent._fields
+#: ... its latest events, newest first ...
 _LATEST_EVENTS = Prepared(
-    lambda game_id: Event.objects.filter(game_id=game_id).order_by("-seq")[:RECENT_EVENTS]
+    lambda game_id: (
+        Event.objects.filter(game_id=game_id)
+        .order_by("-seq")
+        .values_list(*_EVENT_COLUMNS)[:RECENT_EVENTS]
+    )
+)
+#: ... and all of them, in order
+_ALL_EVENTS = Prepared(
+    lambda game_id: (
+        Event.objects.filter(game_id=game_id).order_by("seq").values_list(*_EVENT_COLUMNS)
+    )
 )
 
 
@@ -145,8 +170,8 @@ class GameReads:
         self._games: dict[int, Game] = {}
         self._seats: dict[int, list[Seat]] = {}
         self._engines: dict[tuple[int, int], EngineGame] = {}
-        self._recent: dict[tuple[int, int], list[Event]] = {}
-        self._events: dict[tuple[int, int], list[Event]] = {}
+        self._recent: dict[tuple[int, int], list[StoredEvent]] = {}
+        self._events: dict[tuple[int, int], list[StoredEvent]] = {}
         self._movers: dict[int, int] = {}
 
     def game(self, game: Game) -> Game:
@@ -181,20 +206,28 @@ class GameReads:
             self._engines[key] = engine_state(game)
         return self._engines[key]
 
-    def recent_events(self, game: Game) -> list[Event]:
+    def replayed(self, game: Game, engine: EngineGame, seq: int) -> None:
+        """Take ``engine``, a replay of the game's log up to ``seq`` (``latest_events``), as
+        the game's engine when that is the game's position and none was made yet: as
+        ``engine_state`` would without a current snapshot, sparing the snapshot's read."""
+        if seq == game.seq:
+            self._engines.setdefault((game.pk, game.seq), engine)
+
+    def recent_events(self, game: Game) -> list[StoredEvent]:
         key = (game.pk, game.seq)
         if key not in self._recent:
             if key in self._events:  # every event was read: the latest are among them
                 self._recent[key] = self._events[key][-RECENT_EVENTS:]
             else:
-                self._recent[key] = list(reversed(_LATEST_EVENTS.run(game.pk)))
+                rows = _LATEST_EVENTS.rows(game.pk)
+                self._recent[key] = [StoredEvent(*row) for row in reversed(rows)]
         return self._recent[key]
 
-    def events(self, game: Game) -> list[Event]:
+    def events(self, game: Game) -> list[StoredEvent]:
         """Every event of the game in order (a turn email's "since your last turn")."""
         key = (game.pk, game.seq)
         if key not in self._events:
-            self._events[key] = list(Event.objects.filter(game=game).order_by("seq"))
+            self._events[key] = [StoredEvent(*row) for row in _ALL_EVENTS.rows(game.pk)]
         return self._events[key]
 
 
@@ -320,7 +353,9 @@ def game_page(
     )
 
 
-def _event_info(event: Event, names: dict[int, str], drawn: str | None = None) -> EventInfo:
+def _event_info(
+    event: Event | StoredEvent, names: dict[int, str], drawn: str | None = None
+) -> EventInfo:
     return EventInfo(
         seq=event.seq,
         seat=event.seat,
@@ -460,6 +495,7 @@ def latest_events(
             apply_stored(engine, game.pk, event.seq, event.seat, event.action)
     except LogNotReplayable:
         return game_history(game=game).events
+    reads.replayed(game, engine, stored[-1].seq if stored else 0)
     return events
 
 

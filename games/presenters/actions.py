@@ -9,13 +9,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from django.utils.translation import gettext as _
+from django.utils.translation import gettext
 
 from games.engine.board_layouts import END_STONE
 from games.engine.cards import CARDS, CLOSING, COLOURS, POINT, WISH, card_sort_key
 
 from .board import stone_words
-from .cards import BOARD, CardChip, card_name, chip, colour_label, pile_label
+from .cards import BOARD, CardChip, _worded, card_name, chip, colour_label, pile_label
+
+
+def _(message: str) -> str:
+    """``gettext``, its answer remembered per language as the card names are (``cards``): a
+    turn's buttons take forty lookups or more in the catalogues (a turn email's links, the
+    game page's buttons), the same few dozen messages every time."""
+    return _worded("text", message, gettext)
 
 
 def _pile_top(view: dict[str, Any] | None, key: str) -> str | None:
@@ -155,11 +162,14 @@ class ActionChoice:
     place: str = ""
 
 
-def short_label(kind: str, action: str, view: dict[str, Any] | None = None) -> str:
-    """The button text under a card's group title; the full label for other actions."""
+def short_label(
+    kind: str, action: str, view: dict[str, Any] | None = None, label: str | None = None
+) -> str:
+    """The button text under a card's group title; the full label for other actions
+    (``label``, when the caller has already worded it)."""
     tokens = action.split()
     if len(tokens) < 2 or tokens[0] not in ("play", "discard") or tokens[1] not in CARDS:
-        return action_label(kind, action, view)
+        return label if label is not None else action_label(kind, action, view)
     if tokens[0] == "discard":
         return _("Discard")
     card, extra = tokens[1], tokens[2] if len(tokens) > 2 else None
@@ -274,10 +284,11 @@ def target_place(kind: str, action: str) -> str:
 
 
 def _choice(kind: str, action: str, view: dict[str, Any] | None) -> ActionChoice:
+    label = action_label(kind, action, view)
     return ActionChoice(
         action=action,
-        label=action_label(kind, action, view),
-        short=short_label(kind, action, view),
+        label=label,
+        short=short_label(kind, action, view, label),
         style=_style(action),
         target=target_stone(kind, action, view),
         place=target_place(kind, action),
@@ -306,12 +317,6 @@ def action_groups(kind: str, legal: list[str], view: dict[str, Any] | None) -> l
                 choices=[_choice(kind, a, view) for a in actions],
             )
         )
-    titles = {
-        "wish": _("Claim a wishing stone"),
-        "clover": _("Clover"),
-        "draw": _("Draw"),
-        "done": _("Finish"),
-    }
     for verb, actions in other.items():
         if not actions:
             continue
@@ -319,9 +324,23 @@ def action_groups(kind: str, legal: list[str], view: dict[str, Any] | None) -> l
             actions = sorted(actions, key=lambda a: (a != "draw deck", a))
         groups.append(
             ActionGroup(
-                title=titles.get(verb, verb),
+                title=_group_title(verb),
                 card=None,
                 choices=[_choice(kind, a, view) for a in actions],
             )
         )
     return groups
+
+
+def _group_title(verb: str) -> str:
+    """The title of the group of ``verb``'s actions, translated only for a group shown (a
+    turn has one or two such groups, and each title cost a gettext call)."""
+    if verb == "wish":
+        return _("Claim a wishing stone")
+    if verb == "clover":
+        return _("Clover")
+    if verb == "draw":
+        return _("Draw")
+    if verb == "done":
+        return _("Finish")
+    return verb
