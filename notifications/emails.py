@@ -519,7 +519,9 @@ def turn_context(
         "started_turn": game.seq != game.turn_seq,
         "groups": groups,
         **reply_section(
-            game.kind, page.legal, page.view, links.ReplyKey(game.pk, seat, game.turn_seq)
+            page.legal,
+            ((c.action, c.label) for g in groups for c in g.choices),
+            links.ReplyKey(game.pk, seat, game.turn_seq),
         ),
     }
 

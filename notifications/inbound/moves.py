@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from django.utils import translation
-
-from games import presenters
 
 from .. import links
 from .grammar import short_form
@@ -23,19 +22,17 @@ class ReplyChoice:
 
 
 def reply_section(
-    kind: str, legal: list[str], view: dict[str, Any] | None, key: links.ReplyKey
+    legal: list[str], choices: Iterable[tuple[str, str]], key: links.ReplyKey
 ) -> dict[str, Any]:
     """The template context of the "answer this email" part, in the active language; empty
-    (no such part, no Reply-To) while INBOUND_EMAIL_DOMAIN is unset."""
+    (no such part, no Reply-To) while INBOUND_EMAIL_DOMAIN is unset. ``choices``: each legal
+    action and its label, in the game page's order (by card, then wishes, clovers, draws), as
+    the email's links already grouped them (``presenters.action_groups``, worked out once)."""
     address = links.reply_address(key)
     if address is None:
         return {}
     words = vocabulary(translation.get_language() or "en")
-    replies = [  # in the game page's order: by card, then wishes, clovers, draws
-        ReplyChoice(short_form(choice.action, words), choice.label)
-        for group in presenters.action_groups(kind, legal, view)
-        for choice in group.choices
-    ]
+    replies = [ReplyChoice(short_form(action, words), label) for action, label in choices]
     plays = any(action.split()[0] in ("play", "discard", "wish") for action in legal)
     return {
         "reply_address": address,
