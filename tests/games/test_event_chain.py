@@ -123,21 +123,6 @@ def test_first_event_links_to_the_genesis_and_each_to_the_one_before(played: Gam
     assert len({e.hash for e in events}) == len(events)
 
 
-def test_an_actions_link_check_reads_one_event_by_its_game_and_number(played: Game) -> None:
-    """The check before each action (games.integrity.check_head) names the event outright, by
-    the unique index on (game, seq): a join on the game's count let PostgreSQL without
-    statistics walk every event of the game on every action (a game grew quadratic)."""
-    from django.test.utils import CaptureQueriesContext
-
-    from games.integrity import check_head
-
-    with CaptureQueriesContext(connection) as queries:
-        check_head(played.pk, played.seq, played.chain_head)
-    [query] = queries.captured_queries
-    assert "JOIN" not in query["sql"].upper()
-    assert f"{played.seq}" in query["sql"] and f"{played.pk}" in query["sql"]
-
-
 def test_a_whole_played_game_verifies_clean(make_user: Any) -> None:
     game = play(started_game(make_user, kind="keltis-cards"), None)
     assert game.status == GameStatus.FINISHED and game.seq > 20
