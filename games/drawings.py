@@ -60,7 +60,7 @@ _ROOT = Path(__file__).resolve().parent.parent
 #: what a drawing is made of: the templates, the code that words and draws a position, and the
 #: translations (compiled catalogues)
 DRAWN_BY = ("templates/**/*.html", "games/presenters/*.py", "games/templatetags/*.py",
-            "locale/*/LC_MESSAGES/django.mo")  # fmt: skip
+            "keltis_site/markup.py", "locale/*/LC_MESSAGES/django.mo")  # fmt: skip
 
 
 def digest(root: Path, patterns: Iterable[str]) -> str:

@@ -7,20 +7,15 @@ secret is valid), not once per form."""
 
 from __future__ import annotations
 
-import html
-
 from django import template
-from django.utils.safestring import SafeData, SafeString, mark_safe
+from django.utils.safestring import SafeString, mark_safe
 
 from games.drawings import csrf_input
 from games.presenters.actions import ActionGroup
+from keltis_site.markup import esc
 
 register = template.Library()
 
-
-def _e(value: object) -> str:
-    """As the template escaped a value (html.escape, as Django's own escape)."""
-    return value if isinstance(value, SafeData) else html.escape(str(value))
 
 
 def csrf_field(context: template.Context) -> str:
@@ -35,24 +30,24 @@ def csrf_field(context: template.Context) -> str:
 
 @register.simple_tag(takes_context=True)
 def action_forms(context: template.Context, group: ActionGroup) -> SafeString:
-    url, csrf = _e(context.get("act_url", "")), csrf_field(context)
-    seq = _e(context["game"].seq)
-    title = f'<span class="vh">{_e(group.title)}: </span>' if group.card else ""
+    url, csrf = esc(context.get("act_url", "")), csrf_field(context)
+    seq = esc(context["game"].seq)
+    title = f'<span class="vh">{esc(group.title)}: </span>' if group.card else ""
     forms = []
     for choice in group.choices:
         extra = ""
         if choice.target:
-            extra += f' data-target="{_e(choice.target)}"'
+            extra += f' data-target="{esc(choice.target)}"'
         if choice.place:
-            extra += f' data-place="{_e(choice.place)}"'
+            extra += f' data-place="{esc(choice.place)}"'
         if choice.short != choice.label:
-            extra += f' title="{_e(choice.label)}"'
+            extra += f' title="{esc(choice.label)}"'
         forms.append(
             f'\n      <form method="post" action="{url}" class="act-form">{csrf}\n'
-            f'        <input type="hidden" name="action" value="{_e(choice.action)}">\n'
+            f'        <input type="hidden" name="action" value="{esc(choice.action)}">\n'
             f'        <input type="hidden" name="seq" value="{seq}">\n'
-            f'        <button type="submit" class="act act-{_e(choice.style)}"{extra}>'
-            f"{title}{_e(choice.short)}</button>\n"
+            f'        <button type="submit" class="act act-{esc(choice.style)}"{extra}>'
+            f"{title}{esc(choice.short)}</button>\n"
             "      </form>\n    "
         )
     return mark_safe("".join(forms))

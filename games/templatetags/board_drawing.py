@@ -6,13 +6,12 @@ unlocalized, as ``{% localize off %}`` wrote them)."""
 
 from __future__ import annotations
 
-import html
-
 from django import template
-from django.utils.safestring import SafeData, SafeString, mark_safe
+from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
 
 from games.presenters.board import BoardSvg, Stone, narrow_board, narrow_cell
+from keltis_site.markup import esc
 
 from .figure_icons import figure_dot, figure_outline
 
@@ -26,29 +25,25 @@ TILE_SHAPES = {
 }
 
 
-def _e(value: object) -> str:
-    """As the template escaped a value (html.escape, as Django's own escape), but quicker."""
-    return value if isinstance(value, SafeData) else html.escape(str(value))
-
 
 def _stone(s: Stone) -> str:
     css = (" stone-goal" if s.goal else "") + (" stone-end" if s.end else "")
     html = (
-        f'\n  <g class="stone{css}" data-stone="{_e(s.colour)}{s.number}">\n'
-        f"    <title>{_e(s.title)}</title>\n"
-        f'    <circle cx="{s.x}" cy="{s.y}" r="{s.r}" fill="{_e(s.fill)}" '
-        f'stroke="{_e(s.stroke)}"/>\n'
+        f'\n  <g class="stone{css}" data-stone="{esc(s.colour)}{s.number}">\n'
+        f"    <title>{esc(s.title)}</title>\n"
+        f'    <circle cx="{s.x}" cy="{s.y}" r="{s.r}" fill="{esc(s.fill)}" '
+        f'stroke="{esc(s.stroke)}"/>\n'
         f'    <text class="stone-value" x="{s.x}" y="{s.y}">{s.value}</text>\n    '
     )
     tile = s.tile
     if tile:
         shape = TILE_SHAPES.get(tile.kind) or (
             '<rect x="-9" y="-9" width="18" height="18" rx="3"/>'
-            f'<text x="0" y="0.5">{_e(tile.text)}</text>\n'
+            f'<text x="0" y="0.5">{esc(tile.text)}</text>\n'
         )
         html += (
-            f'<g class="tile tile-{_e(tile.kind)}" transform="translate({tile.x} {tile.y})">'
-            f"<title>{_e(tile.title)}</title>\n      {shape}    </g>"
+            f'<g class="tile tile-{esc(tile.kind)}" transform="translate({tile.x} {tile.y})">'
+            f"<title>{esc(tile.title)}</title>\n      {shape}    </g>"
         )
     return html + "\n  </g>\n  "
 
@@ -67,20 +62,20 @@ def board_drawing(board: BoardSvg) -> SafeString:
         f'<svg class="board-svg" viewBox="0 0 {b.width} {b.height}" role="img" '
         'aria-labelledby="board-title" xmlns="http://www.w3.org/2000/svg">\n'
         '  <title id="board-title">'
-        f"{_e(title)}</title>\n"
+        f"{esc(title)}</title>\n"
         f'  <rect class="goal-band" x="4" y="{b.goal_top}" width="{b.width - 8}" '
         f'height="{b.goal_height}" rx="12"/>\n'
         f'  <text class="goal-label" transform="translate(16 {b.goal_label_y}) rotate(-90)">'
-        f"{_e(goal)}</text>\n  "
+        f"{esc(goal)}</text>\n  "
     ]
     parts.extend(
         f'<line class="path-line" x1="{line.x1}" y1="{line.y1}" x2="{line.x2}" y2="{line.y2}" '
-        f'stroke="{_e(line.stroke)}"/>\n  '
+        f'stroke="{esc(line.stroke)}"/>\n  '
         for line in b.lines
     )
     parts.append("\n  ")
     parts.extend(
-        f'<text class="path-head" x="{h.x}" y="{h.y}" fill="{_e(h.stroke)}">{_e(h.label)}'
+        f'<text class="path-head" x="{h.x}" y="{h.y}" fill="{esc(h.stroke)}">{esc(h.label)}'
         "</text>\n  "
         for h in b.heads
     )
@@ -88,13 +83,13 @@ def board_drawing(board: BoardSvg) -> SafeString:
         f'\n  <ellipse class="start-stone" cx="{b.start_x}" cy="{b.start_y}" '
         f'rx="{b.start_rx}" ry="{b.start_ry}"/>\n'
         f'  <text class="start-label" x="{b.start_label_x}" y="{b.start_y}">'
-        f"{_e(start)}</text>\n  "
+        f"{esc(start)}</text>\n  "
     )
     parts.extend(_stone(s) for s in b.stones)
     parts.append('\n  <g class="figures">\n  ')
     parts.extend(
         f'\n  <g class="figure{" figure-big" if f.big else ""}" data-seat="{f.seat}" '
-        f'transform="translate({f.x} {f.y})"><title>{_e(f.title)}</title>\n'
+        f'transform="translate({f.x} {f.y})"><title>{esc(f.title)}</title>\n'
         f"    {figure_outline(f)}\n    {figure_dot(f)}\n  </g>\n  "
         for f in b.figures
     )
@@ -110,17 +105,18 @@ def _narrow_stone(s: Stone) -> str:
     if s.tile:
         shape = TILE_SHAPES.get(s.tile.kind) or (
             '<rect x="-9" y="-9" width="18" height="18" rx="3"/>'
-            f'<text x="0" y="0.5">{_e(s.tile.text)}</text>'
+            f'<text x="0" y="0.5">{esc(s.tile.text)}</text>'
         )
         tile = (
-            f'<g class="tile tile-{_e(s.tile.kind)}" transform="translate({s.tile.x} {s.tile.y})'
-            f'{" scale(0.85)" if s.tile.kind != "points" else ""}"><title>{_e(s.tile.title)}'
+            f'<g class="tile tile-{esc(s.tile.kind)}" transform="translate({s.tile.x} {s.tile.y})'
+            f'{" scale(0.85)" if s.tile.kind != "points" else ""}"><title>{esc(s.tile.title)}'
             f"</title>{shape.strip()}</g>"
         )
     return (
-        f'<g class="stone{css}" data-stone="{_e(s.colour)}{s.number}"><title>{_e(s.title)}</title>'
+        f'<g class="stone{css}" data-stone="{esc(s.colour)}{s.number}">'
+        f"<title>{esc(s.title)}</title>"
         f'<rect class="stone-hit" x="{x}" y="{y}" width="{w}" height="{h}"/>'
-        f'<circle cx="{s.x}" cy="{s.y}" r="{s.r}" fill="{_e(s.fill)}" stroke="{_e(s.stroke)}"/>'
+        f'<circle cx="{s.x}" cy="{s.y}" r="{s.r}" fill="{esc(s.fill)}" stroke="{esc(s.stroke)}"/>'
         f'<text class="stone-value" x="{s.x}" y="{s.y}">{s.value}</text>{tile}</g>\n'
     )
 
@@ -139,31 +135,32 @@ def board_drawing_narrow(board: BoardSvg) -> SafeString:
     parts = [
         f'<svg class="board-svg board-svg--narrow" viewBox="0 0 {b.width} {b.height}" '
         'role="img" aria-labelledby="board-title-narrow" xmlns="http://www.w3.org/2000/svg">\n'
-        f'<title id="board-title-narrow">{_e(title)}</title>\n'
+        f'<title id="board-title-narrow">{esc(title)}</title>\n'
         f'<rect class="goal-band" x="2" y="{b.goal_top}" width="{b.width - 4}" '
         f'height="{b.goal_height}" rx="10"/>\n'
         f'<text class="goal-label goal-label--narrow" x="{b.width - 6}" y="{b.goal_label_y}">'
-        f"{_e(goal)} \N{UPWARDS ARROW}</text>\n"
+        f"{esc(goal)} \N{UPWARDS ARROW}</text>\n"
     ]
     parts.extend(
         f'<line class="path-line" x1="{line.x1}" y1="{line.y1}" x2="{line.x2}" y2="{line.y2}" '
-        f'stroke="{_e(line.stroke)}"/>\n'
+        f'stroke="{esc(line.stroke)}"/>\n'
         for line in b.lines
     )
     parts.extend(
-        f'<text class="path-head" x="{h.x}" y="{h.y}" fill="{_e(h.stroke)}">{_e(h.label)}</text>\n'
+        f'<text class="path-head" x="{h.x}" y="{h.y}" fill="{esc(h.stroke)}">'
+        f"{esc(h.label)}</text>\n"
         for h in b.heads
     )
     parts.append(
         f'<ellipse class="start-stone" cx="{b.start_x}" cy="{b.start_y}" rx="{b.start_rx}" '
         f'ry="{b.start_ry}"/>\n<text class="start-label start-label--narrow" '
-        f'x="{b.start_label_x}" y="{b.start_y}">{_e(start)}</text>\n'
+        f'x="{b.start_label_x}" y="{b.start_y}">{esc(start)}</text>\n'
     )
     parts.extend(_narrow_stone(s) for s in b.stones)
     parts.append('<g class="figures">\n')
     parts.extend(
         f'<g class="figure{" figure-big" if f.big else ""}" data-seat="{f.seat}" '
-        f'transform="translate({f.x} {f.y})"><title>{_e(f.title)}</title>'
+        f'transform="translate({f.x} {f.y})"><title>{esc(f.title)}</title>'
         f"{figure_outline(f)}{figure_dot(f)}</g>\n"
         for f in b.figures
     )

@@ -5,19 +5,18 @@ rest of the table (issue 21). The markup is the one games/_card.html held, byte 
 from __future__ import annotations
 
 from django import template
-from django.utils.html import format_html
-from django.utils.safestring import SafeString
+from django.utils.safestring import SafeString, mark_safe
 
 from games.presenters.cards import CardChip
+from keltis_site.markup import esc
 
 register = template.Library()
-
-CHIP = (
-    '<span class="kcard {}" title="{}" data-card="{}"><span class="vh">{}</span>'
-    '<span aria-hidden="true">{}</span></span>'
-)
 
 
 @register.filter
 def card_chip(c: CardChip) -> SafeString:
-    return format_html(CHIP, c.css, c.name, c.card, c.name, c.text)
+    name = esc(c.name)
+    return mark_safe(
+        f'<span class="kcard {esc(c.css)}" title="{name}" data-card="{esc(c.card)}">'
+        f'<span class="vh">{name}</span><span aria-hidden="true">{esc(c.text)}</span></span>'
+    )

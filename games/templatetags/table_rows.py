@@ -6,11 +6,11 @@ five, a page up to twenty, and the template's row was most of a table's first dr
 from __future__ import annotations
 
 from django import template
-from django.utils.html import conditional_escape
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
 
 from games.presenters.table import ColumnInfo
+from keltis_site.markup import esc
 
 from .card_chips import card_chip
 from .figure_icons import figure_icon
@@ -20,10 +20,6 @@ register = template.Library()
 NONE = '<span class="muted">\N{EM DASH}</span>'
 
 
-def _e(value: object) -> str:
-    return str(conditional_escape(value))
-
-
 @register.simple_tag(takes_context=True)
 def column_row(context: template.Context, col: ColumnInfo) -> SafeString:
     """The row, as the template drew it where ``is_board`` is true (or missing: false)."""
@@ -31,24 +27,24 @@ def column_row(context: template.Context, col: ColumnInfo) -> SafeString:
 
 
 def row_html(col: ColumnInfo, is_board: bool) -> SafeString:
-    colour, order = _e(col.colour), _e(col.direction_text)
+    colour, order = esc(col.colour), esc(col.direction_text)
     cards = "".join(card_chip(c) for c in col.cards) or NONE
     arrow = ""
     if col.arrow:
-        arrow = f'<span aria-hidden="true">{_e(col.arrow)}</span><span class="vh">{order}</span>'
+        arrow = f'<span aria-hidden="true">{esc(col.arrow)}</span><span class="vh">{order}</span>'
     badge = ""
     if col.sealed:
-        badge = f'<span class="badge">{_e(_("sealed"))}</span>'
+        badge = f'<span class="badge">{esc(_("sealed"))}</span>'
     elif col.closed:
-        badge = f'<span class="badge">{_e(_("closed"))}</span>'
+        badge = f'<span class="badge">{esc(_("closed"))}</span>'
     figure = ""
     if is_board:
-        where = f"{figure_icon(col.figure_icon)} {_e(col.figure)}" if col.figure_icon else ""
-        figure = f'<td class="column-figure" title="{_e(col.figure_title)}">{where}</td>'
+        where = f"{figure_icon(col.figure_icon)} {esc(col.figure)}" if col.figure_icon else ""
+        figure = f'<td class="column-figure" title="{esc(col.figure_title)}">{where}</td>'
     return mark_safe(
         f'\n      <tr class="column column-{colour}{"" if col.cards else " column-empty"}">\n'
         f'        <th scope="row"><span class="swatch swatch-{colour}" aria-hidden="true">'
-        f"</span>{_e(col.label)}</th>\n"
+        f"</span>{esc(col.label)}</th>\n"
         f'        <td class="column-cards">{cards}</td>\n'
         f'        <td class="column-dir" title="{order}">{arrow}\n'
         f"          {badge}</td>\n"

@@ -9,13 +9,14 @@ translated: the headings stay in the templates."""
 
 from __future__ import annotations
 
-import html
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from django import template
 from django.template.defaultfilters import linebreaksbr
-from django.utils.safestring import SafeData, SafeString, mark_safe
+from django.utils.safestring import SafeString, mark_safe
+
+from keltis_site.markup import esc
 
 if TYPE_CHECKING:
     from games.presenters.history import EventLine
@@ -27,16 +28,10 @@ register = template.Library()
 Escape = Callable[[object], str]
 
 
-def _escaped(value: object) -> str:
-    """As the template escaped a value with autoescape on (Django's ``conditional_escape``:
-    html.escape, safe strings as they are; without its lazy-argument wrapper, called for
-    every value)."""
-    return str(value) if isinstance(value, SafeData) else html.escape(str(value))
-
 
 def _escape(autoescape: bool) -> Escape:
     """How the template wrote a value: escaped while autoescape is on, else as it is."""
-    return _escaped if autoescape else str
+    return esc if autoescape else str
 
 
 def _filter(fn: Callable[[Sequence[Any], bool], str]) -> Callable[..., SafeString]:
