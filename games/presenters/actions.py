@@ -15,14 +15,14 @@ from games.engine.board_layouts import END_STONE
 from games.engine.cards import CARDS, CLOSING, COLOURS, POINT, WISH, card_sort_key
 
 from .board import stone_words
-from .cards import BOARD, CardChip, _worded, card_name, chip, colour_label, pile_label
+from .cards import BOARD, CardChip, card_name, chip, colour_label, pile_label, worded
 
 
 def _(message: str) -> str:
     """``gettext``, its answer remembered per language as the card names are (``cards``): a
     turn's buttons take forty lookups or more in the catalogues (a turn email's links, the
     game page's buttons), the same few dozen messages every time."""
-    return _worded("text", message, gettext)
+    return worded("text", message, gettext)
 
 
 def _pile_top(view: dict[str, Any] | None, key: str) -> str | None:

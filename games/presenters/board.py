@@ -6,6 +6,8 @@ which the action labels and the message after a move reuse.
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -16,7 +18,7 @@ from django.utils.translation import gettext as _
 from games.engine.board_layouts import END_STONE, GOAL_FROM, STONE_VALUES
 from games.engine.cards import COLOURS
 
-from .cards import colour_label
+from .cards import colour_label, worded
 
 #: path colour: (stroke / card colour, light fill of a stone)
 PATH_COLOURS = {
@@ -134,15 +136,25 @@ class Figure:
     @cached_property
     def title(self) -> str:
         """"anna: big figure on stone 4 of the red path", worded when first read: most icons
-        (beside an event, a clock row) never show it."""
-        what = _("big figure") if self.big else _("small figure")
-        if self.colour is None:
-            where = _("on the start stone")
-        else:
-            where = _("on stone %(stone)s of the %(colour)s path") % {
-                "stone": self.stone, "colour": colour_label(self.colour)
-            }
-        return f"{self.name}: {what} {where}"
+        (beside an event, a clock row) never show it. Its words but the name are worded
+        once per language (``_figure_words``): both boards title every figure (issue 30)."""
+        big = f"{self.big:d}"
+        key = big if self.colour is None else f"{big} {self.stone} {self.colour}"
+        return f"{self.name}: {worded('figure', key, _figure_words)}"
+
+
+def _figure_words(key: str) -> str:
+    """"big figure on stone 4 of the red path" for ``key`` "1 4 r" (big: 1 or 0, then the
+    stone and path; neither: on the start stone)."""
+    big, *on = key.split(" ", 2)
+    what = _("big figure") if big == "1" else _("small figure")
+    if not on:
+        where = _("on the start stone")
+    else:
+        where = _("on stone %(stone)s of the %(colour)s path") % {
+            "stone": int(on[0]), "colour": colour_label(on[1])
+        }
+    return f"{what} {where}"
 
 
 @dataclass(frozen=True)
@@ -187,8 +199,10 @@ def stone_xy(colour: str, number: int) -> tuple[float, float]:
     return COLUMN_X0 + ci * COLUMN_DX, ROW_TOP + (END_STONE - number) * ROW_DY
 
 
+@functools.cache
 def figure_points(shape: str, size: float) -> str:
-    """Polygon points of a figure shape centred on (0, 0); "" for a circle."""
+    """Polygon points of a figure shape centred on (0, 0); "" for a circle. Remembered: a few
+    shapes and sizes, and every board draws every figure twice."""
     h = size / 2
     corners: list[tuple[float, float]]
     if shape == "square":
@@ -221,44 +235,71 @@ def _tile_mark(tile: str, x: float, y: float) -> TileMark:
     return TileMark("points", x, y, tile, tile_name(tile) or "")
 
 
-#: the stones' titles already worded, by language (45 a board, the same on every board)
-_STONE_TITLES: dict[tuple[str | None, str, int], str] = {}
+#: the wide board's stones already worded, by language, path, stone and the tile lying there:
+#: 45 a board, each worded (its title, its tile's) the same on every board that has it there;
+#: at most 45 x 6 (no tile or one of five kinds) a language
+_STONES: dict[tuple[str | None, str, int, str | None], Stone] = {}
 
 
-def _stone_title(colour: str, number: int) -> str:
-    key = (get_language(), colour, number)
-    title = _STONE_TITLES.get(key)
-    if title is None:
-        title = _STONE_TITLES[key] = _("%(colour)s path, stone %(stone)s: worth %(value)s") % {
+def _stone(colour: str, number: int, tile: str | None) -> Stone:
+    x, y = stone_xy(colour, number)
+    stroke, fill = PATH_COLOURS[colour]
+    return Stone(
+        colour=colour, number=number, value=STONE_VALUES[number], x=x, y=y, r=STONE_R,
+        fill=fill, stroke=stroke, goal=number >= GOAL_FROM, end=number == END_STONE,
+        tile=_tile_mark(tile, x + TILE_DX, y) if tile else None,
+        title=_("%(colour)s path, stone %(stone)s: worth %(value)s") % {
             "colour": colour_label(colour), "stone": number, "value": STONE_VALUES[number]
-        }
-    return title
+        },
+    )
+
+
+#: each board's path lines and their names, by board and language: the same on every board
+_PATHS: dict[
+    tuple[str | None, Callable[..., Any]], tuple[tuple[Line, ...], tuple[PathHead, ...]]
+] = {}
+
+
+def _paths(
+    language: str | None, draw: Callable[[], tuple[list[Line], list[PathHead]]]
+) -> tuple[list[Line], list[PathHead]]:
+    """The lines and names ``draw()`` gives, drawn once per language; a board's own lists."""
+    key = (language, draw)
+    found = _PATHS.get(key)
+    if found is None:
+        lines, heads = draw()
+        found = _PATHS[key] = (tuple(lines), tuple(heads))
+    return list(found[0]), list(found[1])
+
+
+def _wide_paths() -> tuple[list[Line], list[PathHead]]:
+    lines, heads = [], []
+    for colour in COLOURS:
+        stroke, _fill = PATH_COLOURS[colour]
+        x1, y1 = stone_xy(colour, 1)
+        x9, y9 = stone_xy(colour, END_STONE)
+        lines.append(Line(SVG_WIDTH / 2, START_Y - 26, x1, y1 + STONE_R, stroke))
+        lines.append(Line(x1, y1, x9, y9, stroke))
+        heads.append(PathHead(colour, colour_label(colour), x9, y9 - ROW_DY / 2 - 12, stroke))
+    return lines, heads
 
 
 def board_svg(view: dict[str, Any], names: list[str]) -> BoardSvg:
     """Coordinates of every stone, tile and figure of a board-game view."""
-    stones, lines, heads = [], [], []
+    stones = []
     start_x = SVG_WIDTH / 2
     tiles = view.get("tiles", {})
+    language = get_language()
+    lines, heads = _paths(language, _wide_paths)
     for colour in COLOURS:
-        stroke, fill = PATH_COLOURS[colour]
-        x1, y1 = stone_xy(colour, 1)
-        x9, y9 = stone_xy(colour, END_STONE)
-        lines.append(Line(start_x, START_Y - 26, x1, y1 + STONE_R, stroke))
-        lines.append(Line(x1, y1, x9, y9, stroke))
-        heads.append(PathHead(colour, colour_label(colour), x9, y9 - ROW_DY / 2 - 12, stroke))
+        on_path = tiles.get(colour, {})
         for number in range(1, END_STONE + 1):
-            x, y = stone_xy(colour, number)
-            tile = tiles.get(colour, {}).get(str(number))
-            value = STONE_VALUES[number]
-            stones.append(
-                Stone(
-                    colour=colour, number=number, value=value, x=x, y=y, r=STONE_R,
-                    fill=fill, stroke=stroke, goal=number >= GOAL_FROM, end=number == END_STONE,
-                    tile=_tile_mark(tile, x + TILE_DX, y) if tile else None,
-                    title=_stone_title(colour, number),
-                )
-            )
+            tile = on_path.get(str(number)) or None
+            key = (language, colour, number, tile)
+            stone = _STONES.get(key)
+            if stone is None:
+                stone = _STONES[key] = _stone(colour, number, tile)
+            stones.append(stone)
     figures = []
     players = view.get("players", [])
     n = max(len(players), 1)
@@ -316,6 +357,10 @@ def narrow_stone_xy(colour: str, number: int) -> tuple[float, float]:
     return NARROW_COLUMN / 2 + ci * NARROW_COLUMN, top + NARROW_ROW / 2
 
 
+#: the start stone's centre on the narrow board, below the paths
+NARROW_START_Y = narrow_stone_xy("g", 1)[1] + NARROW_ROW / 2 + 14 + NARROW_START_RY
+
+
 def narrow_cell(colour: str, number: int) -> tuple[float, float, float, float]:
     """The stone's cell (x, y, width, height): where a tap on the narrow board reaches it."""
     x, y = narrow_stone_xy(colour, number)
@@ -323,36 +368,54 @@ def narrow_cell(colour: str, number: int) -> tuple[float, float, float, float]:
 
 
 def _resized(f: Figure, x: float, y: float, size: float) -> Figure:
-    return Figure(
+    resized = Figure(
         seat=f.seat, colour=f.colour, stone=f.stone, big=f.big, x=x, y=y, size=size,
         shape=f.shape, points=figure_points(f.shape, size), fill=f.fill, stroke=f.stroke,
         mark=f.mark, name=f.name,
     )
+    if "title" in f.__dict__:  # the same figure, titled already (the wide board drawn first)
+        resized.__dict__["title"] = f.__dict__["title"]
+    return resized
+
+
+#: the narrow board's stones by the wide board's (``_STONES``: as many)
+_NARROW_STONES: dict[Stone, Stone] = {}
+
+
+def _narrow_stone(s: Stone) -> Stone:
+    x, y = narrow_stone_xy(s.colour, s.number)
+    tile = s.tile
+    if tile is not None:
+        tile = TileMark(tile.kind, x + NARROW_TILE_DX, y, tile.text, tile.title)
+    return Stone(
+        colour=s.colour, number=s.number, value=s.value, x=x, y=y, r=NARROW_STONE_R,
+        fill=s.fill, stroke=s.stroke, goal=s.goal, end=s.end, tile=tile, title=s.title,
+    )
+
+
+def _narrow_paths() -> tuple[list[Line], list[PathHead]]:
+    lines, heads = [], []
+    for colour in COLOURS:
+        stroke, _fill = PATH_COLOURS[colour]
+        x1, y1 = narrow_stone_xy(colour, 1)
+        x9, y9 = narrow_stone_xy(colour, END_STONE)
+        lines.append(Line(x1, NARROW_START_Y - NARROW_START_RY + 4, x1, y1, stroke))
+        lines.append(Line(x1, y1, x9, y9, stroke))
+        heads.append(PathHead(colour, colour_label(colour), x9, NARROW_TOP / 2, stroke))
+    return lines, heads
 
 
 def narrow_board(b: BoardSvg) -> BoardSvg:
     """The same position (``b``, the wide board's) laid out for a narrow screen: five
     columns of 68 units, the goal area's name under it, the start stone at the foot."""
-    stones, lines, heads = [], [], []
-    start_y = narrow_stone_xy("g", 1)[1] + NARROW_ROW / 2 + 14 + NARROW_START_RY
-    for colour in COLOURS:
-        stroke, _fill = PATH_COLOURS[colour]
-        x1, y1 = narrow_stone_xy(colour, 1)
-        x9, y9 = narrow_stone_xy(colour, END_STONE)
-        lines.append(Line(x1, start_y - NARROW_START_RY + 4, x1, y1, stroke))
-        lines.append(Line(x1, y1, x9, y9, stroke))
-        heads.append(PathHead(colour, colour_label(colour), x9, NARROW_TOP / 2, stroke))
+    stones = []
+    start_y = NARROW_START_Y
+    lines, heads = _paths(get_language(), _narrow_paths)
     for s in b.stones:
-        x, y = narrow_stone_xy(s.colour, s.number)
-        tile = s.tile
-        if tile is not None:
-            tile = TileMark(tile.kind, x + NARROW_TILE_DX, y, tile.text, tile.title)
-        stones.append(
-            Stone(
-                colour=s.colour, number=s.number, value=s.value, x=x, y=y, r=NARROW_STONE_R,
-                fill=s.fill, stroke=s.stroke, goal=s.goal, end=s.end, tile=tile, title=s.title,
-            )
-        )
+        narrow = _NARROW_STONES.get(s)
+        if narrow is None:
+            narrow = _NARROW_STONES[s] = _narrow_stone(s)
+        stones.append(narrow)
     figures = []
     seats = sorted({f.seat for f in b.figures})
     group = (NARROW_WIDTH - NARROW_START_LEFT - 6) / max(len(seats), 1)

@@ -39,15 +39,17 @@ class CardChip:
 
 #: the words and chips of the cards already worded, by language: a page names dozens of cards
 #: and each took a few gettext calls (issue 21); the catalogues do not change while a process
-#: runs, and there are 110 cards
-_WORDED: dict[tuple[str | None, str, str], Any] = {}
+#: runs, and there are 110 cards (the buttons' and the figures' words are kept here too)
+WORDED: dict[tuple[str | None, str, str], Any] = {}
 
 
-def _worded(what: str, card: str, word: Callable[[str], Any]) -> Any:
+def worded(what: str, card: str, word: Callable[[str], Any]) -> Any:
+    """``word(card)`` in the active language, worked out once per language and ``what``
+    (a kind of wording: "name", "chip", "text", ...)."""
     key = (get_language(), what, card)
-    found = _WORDED.get(key)
+    found = WORDED.get(key)
     if found is None:
-        found = _WORDED[key] = word(card)
+        found = WORDED[key] = word(card)
     return found
 
 
@@ -56,7 +58,7 @@ def card_name(card: str) -> str:
     info = CARDS.get(card)
     if info is None:
         return card
-    return _worded("name", card, _card_name)
+    return worded("name", card, _card_name)
 
 
 def _card_name(card: str) -> str:
@@ -75,7 +77,7 @@ def _card_name(card: str) -> str:
 def chip(card: str) -> CardChip:
     if card not in CARDS:
         return CardChip(card=card, css="kcard-unknown", text=card, name=card)
-    return _worded("chip", card, _chip)
+    return worded("chip", card, _chip)
 
 
 def _chip(card: str) -> CardChip:
@@ -105,4 +107,4 @@ def colour_label(key: str) -> str:
     """A colour key in the reader's words (r: red); other keys as they are."""
     if key not in COLOUR_LABELS:
         return key
-    return _worded("colour", key, lambda key: str(COLOUR_LABELS[key]))
+    return worded("colour", key, lambda key: str(COLOUR_LABELS[key]))

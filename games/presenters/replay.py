@@ -60,14 +60,14 @@ def _player(
         columns[colour] = [" ".join(cards) if cards else "", direction, badge, stone, big]
     score = player.get("score", 0)
     out: dict[str, Any] = {
-        "score": _worded(language, "score", score), "cols": columns,
+        "score": worded(language, "score", score), "cols": columns,
         "in_hand": player.get("hand_count", 0),
     }
     if kind == BOARD:
         out["wish"] = player.get("wishing_stones", 0)
         out["tiles"] = player.get("tile_points", 0)
         on_start = player.get("on_start", {})
-        out["start"] = _worded(language, "start", on_start.get("big", 0), on_start.get("small", 0))
+        out["start"] = worded(language, "start", on_start.get("big", 0), on_start.get("small", 0))
     else:
         out["points"] = " ".join(player.get("point_row") or [])
         out["stones"] = " ".join(player.get("wishing_stones") or [])
@@ -77,7 +77,7 @@ def _player(
 
 
 @lru_cache(maxsize=4096)
-def _worded(language: str | None, what: str, *values: Any) -> str:
+def worded(language: str | None, what: str, *values: Any) -> str:
     """A phrase a frame repeats (a score, the start stone, a phase), worded once a language."""
     if what == "score":
         return ngettext("%(score)s point", "%(score)s points", values[0]) % {"score": values[0]}
@@ -166,7 +166,7 @@ def _frame(
     phase_words = ""
     if phase != "finished":
         draws = (view.get("draws_left") or 1) if phase == "draw" else 0
-        phase_words = _worded(language, "phase", kind, phase, draws)
+        phase_words = worded(language, "phase", kind, phase, draws)
     fresh = view.get("discarded_this_turn") if phase != "finished" else None
     fresh_keys = set(fresh) if isinstance(fresh, list) else ({fresh[0]} if fresh else set())
     piles = view.get("piles", {})
@@ -204,7 +204,7 @@ def _frame(
     else:
         free = set(view.get("wishing_stones", []))
         frame["free"] = [f"W{v}" for v in range(1, 10) if f"W{v}" in free]
-        frame["closed"] = _worded(
+        frame["closed"] = worded(
             language, "closed", view.get("closed_rows") or 0,
             view.get("end_reason") is None,
         )

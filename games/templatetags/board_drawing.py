@@ -6,11 +6,13 @@ unlocalized, as ``{% localize off %}`` wrote them)."""
 
 from __future__ import annotations
 
+import functools
+
 from django import template
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
 
-from games.presenters.board import BoardSvg, Stone, narrow_board, narrow_cell
+from games.presenters.board import BoardSvg, Line, PathHead, Stone, narrow_board, narrow_cell
 from keltis_site.markup import esc
 
 from .figure_icons import figure_dot, figure_outline
@@ -24,8 +26,13 @@ TILE_SHAPES = {
     '<circle cx="-4.6" cy="1.6" r="4.3"/><circle cx="4.6" cy="1.6" r="4.3"/>\n      \n',
 }
 
+#: a stone's markup is remembered by the stone (its words and its tile's included): 45 stones are
+#: most of a board's markup (issue 30), and the presenter makes at most 45 x 6 of them a
+#: language (games.presenters.board._STONES), under this bound for both boards' seven languages
+_STONES_KEPT = 4096
 
 
+@functools.lru_cache(maxsize=_STONES_KEPT)
 def _stone(s: Stone) -> str:
     css = (" stone-goal" if s.goal else "") + (" stone-end" if s.end else "")
     html = (
@@ -48,6 +55,24 @@ def _stone(s: Stone) -> str:
     return html + "\n  </g>\n  "
 
 
+@functools.lru_cache(maxsize=64)
+def _paths(lines: tuple[Line, ...], heads: tuple[PathHead, ...]) -> str:
+    """The wide board's path lines and names: the same on every board of a language."""
+    return (
+        "".join(
+            f'<line class="path-line" x1="{line.x1}" y1="{line.y1}" x2="{line.x2}" '
+            f'y2="{line.y2}" stroke="{esc(line.stroke)}"/>\n  '
+            for line in lines
+        )
+        + "\n  "
+        + "".join(
+            f'<text class="path-head" x="{h.x}" y="{h.y}" fill="{esc(h.stroke)}">'
+            f"{esc(h.label)}</text>\n  "
+            for h in heads
+        )
+    )
+
+
 @register.filter
 def board_drawing(board: BoardSvg) -> SafeString:
     b = board
@@ -68,17 +93,7 @@ def board_drawing(board: BoardSvg) -> SafeString:
         f'  <text class="goal-label" transform="translate(16 {b.goal_label_y}) rotate(-90)">'
         f"{esc(goal)}</text>\n  "
     ]
-    parts.extend(
-        f'<line class="path-line" x1="{line.x1}" y1="{line.y1}" x2="{line.x2}" y2="{line.y2}" '
-        f'stroke="{esc(line.stroke)}"/>\n  '
-        for line in b.lines
-    )
-    parts.append("\n  ")
-    parts.extend(
-        f'<text class="path-head" x="{h.x}" y="{h.y}" fill="{esc(h.stroke)}">{esc(h.label)}'
-        "</text>\n  "
-        for h in b.heads
-    )
+    parts.append(_paths(tuple(b.lines), tuple(b.heads)))
     parts.append(
         f'\n  <ellipse class="start-stone" cx="{b.start_x}" cy="{b.start_y}" '
         f'rx="{b.start_rx}" ry="{b.start_ry}"/>\n'
@@ -97,6 +112,7 @@ def board_drawing(board: BoardSvg) -> SafeString:
     return mark_safe("".join(parts))
 
 
+@functools.lru_cache(maxsize=_STONES_KEPT)
 def _narrow_stone(s: Stone) -> str:
     """A stone of the narrow board: its whole cell is the tap target (play.js lights it)."""
     x, y, w, h = narrow_cell(s.colour, s.number)
@@ -121,6 +137,20 @@ def _narrow_stone(s: Stone) -> str:
     )
 
 
+@functools.lru_cache(maxsize=64)
+def _narrow_paths(lines: tuple[Line, ...], heads: tuple[PathHead, ...]) -> str:
+    """The narrow board's path lines and names: the same on every board of a language."""
+    return "".join(
+        f'<line class="path-line" x1="{line.x1}" y1="{line.y1}" x2="{line.x2}" y2="{line.y2}" '
+        f'stroke="{esc(line.stroke)}"/>\n'
+        for line in lines
+    ) + "".join(
+        f'<text class="path-head" x="{h.x}" y="{h.y}" fill="{esc(h.stroke)}">'
+        f"{esc(h.label)}</text>\n"
+        for h in heads
+    )
+
+
 @register.filter
 def board_drawing_narrow(board: BoardSvg) -> SafeString:
     """The board laid out for a narrow screen (games.presenters.board.narrow_board): the
@@ -141,16 +171,7 @@ def board_drawing_narrow(board: BoardSvg) -> SafeString:
         f'<text class="goal-label goal-label--narrow" x="{b.width - 6}" y="{b.goal_label_y}">'
         f"{esc(goal)} \N{UPWARDS ARROW}</text>\n"
     ]
-    parts.extend(
-        f'<line class="path-line" x1="{line.x1}" y1="{line.y1}" x2="{line.x2}" y2="{line.y2}" '
-        f'stroke="{esc(line.stroke)}"/>\n'
-        for line in b.lines
-    )
-    parts.extend(
-        f'<text class="path-head" x="{h.x}" y="{h.y}" fill="{esc(h.stroke)}">'
-        f"{esc(h.label)}</text>\n"
-        for h in b.heads
-    )
+    parts.append(_narrow_paths(tuple(b.lines), tuple(b.heads)))
     parts.append(
         f'<ellipse class="start-stone" cx="{b.start_x}" cy="{b.start_y}" rx="{b.start_rx}" '
         f'ry="{b.start_ry}"/>\n<text class="start-label start-label--narrow" '

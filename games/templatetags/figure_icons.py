@@ -5,6 +5,8 @@ markup is the one games/_figure_icon.html held, byte for byte (numbers unlocaliz
 
 from __future__ import annotations
 
+import functools
+
 from django import template
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
@@ -22,15 +24,26 @@ CLOSE = "</g></svg>\n"  # the template file ended with a newline
 
 def figure_outline(f: Figure) -> str:
     """The figure's shape around (0, 0), as the board draws it too."""
-    fill, stroke = escape(f.fill), escape(f.stroke)
-    if f.shape == "circle":
-        return f'<circle r="{f.r}" fill="{fill}" stroke="{stroke}"/>'
-    return f'<polygon points="{escape(f.points)}" fill="{fill}" stroke="{stroke}"/>'
+    return _outline(f.shape, f.r, f.points, f.fill, f.stroke)
+
+
+@functools.lru_cache(maxsize=256, typed=True)
+def _outline(shape: str, r: float, points: str, fill: str, stroke: str) -> str:
+    """Remembered: a few seats' shapes in a few sizes, drawn for every figure and icon."""
+    fill, stroke = escape(fill), escape(stroke)
+    if shape == "circle":
+        return f'<circle r="{r}" fill="{fill}" stroke="{stroke}"/>'
+    return f'<polygon points="{escape(points)}" fill="{fill}" stroke="{stroke}"/>'
 
 
 def figure_dot(f: Figure) -> str:
     """The dot that marks a big figure ("" for a small one)."""
-    return f'<circle r="2.6" fill="{escape(f.mark)}"/>' if f.big else ""
+    return _dot(f.mark) if f.big else ""
+
+
+@functools.lru_cache(maxsize=64)
+def _dot(mark: str) -> str:
+    return f'<circle r="2.6" fill="{escape(mark)}"/>'
 
 
 @register.filter
