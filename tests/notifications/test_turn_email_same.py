@@ -72,7 +72,9 @@ def normalised(text: str, game_id: int) -> str:
         return f"{SITE}/t/<{link.seat} {link.turn_seq} {link.seq} {link.action}>/"
 
     text = _UNSUBSCRIBE.sub("/email/unsubscribe/<token>/", _TOKEN.sub(token, text))
-    return text.replace(f"#{game_id}", "#<game>").replace(f"/{game_id}/", "/<game>/")
+    # the game's number, not a colour that starts with its digits (#1e1e1e in game 1)
+    text = re.sub(rf"#{game_id}(?![0-9A-Za-z])", "#<game>", text)
+    return text.replace(f"/{game_id}/", "/<game>/")
 
 
 @pytest.mark.parametrize("kind", ["keltis", "keltis-cards"])
