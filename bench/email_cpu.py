@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.common import DEFAULT_PG, cli, dated, reference_median, setup_django
 from bench.infra import manage, recreate_database, site_env
 from bench.measure import count_queries
-from bench.players import four_player_games, requeue
+from bench.players import four_player_games, queue_again
 
 TINY = {"games": 2, "rounds": 2, "turns": 2}
 
@@ -46,21 +46,6 @@ class _NullSmtp:
         pass
 
     close = quit
-
-
-def queue_again(kind: str) -> list[int]:
-    """Queue the ``kind`` rows again (all others sent); their ids."""
-    from django.db.models import F
-
-    from notifications.models import Notification, NotificationKind, NotificationStatus
-
-    Notification.objects.update(status=NotificationStatus.SENT)
-    rows = Notification.objects.filter(kind=kind)
-    if kind == NotificationKind.TURN:  # the turns on now: the earlier ones would be skipped
-        rows = rows.filter(seq=F("game__turn_seq"), seat=F("game__to_move"))
-    ids = list(rows.values_list("pk", flat=True))
-    requeue(Notification.objects.filter(pk__in=ids))
-    return ids
 
 
 def main(argv: list[str] | None = None) -> int:

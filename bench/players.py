@@ -8,12 +8,14 @@ the checks import it lazily.
 from __future__ import annotations
 
 import http.client
+import logging
 import random
 import threading
 import time
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from typing import Any
@@ -546,6 +548,18 @@ def advance(game_id: int, *, leave: int, seed: int) -> int:
     return game.seq
 
 
+@contextmanager
+def _quiet(logger: str) -> Iterator[None]:
+    """Only the warnings of ``logger``: a line a setup move would drown the benchmark's own."""
+    log = logging.getLogger(logger)
+    level = log.level
+    log.setLevel(logging.WARNING)
+    try:
+        yield
+    finally:
+        log.setLevel(level)
+
+
 def four_player_games(
     games: int, prefix: str, *, finish: bool, turns: int = 0, batch: int = 1
 ) -> list[int]:
@@ -570,7 +584,8 @@ def four_player_games(
         for i in range(games * 4)
     )  # fmt: skip
     ids: list[int] = []
-    with without_after_commit_hooks():  # the benchmark queues the sending itself, timed
+    # the benchmark queues the sending itself, timed
+    with without_after_commit_hooks(), _quiet("games.services"):
         for first in range(0, games, batch):
             with transaction.atomic():
                 for g in range(first, min(first + batch, games)):
@@ -608,6 +623,22 @@ def requeue(rows: Any) -> int:
         status=NotificationStatus.QUEUED, attempts=0, sent_at=None,
         next_attempt_at=timezone.now(), last_error="",
     ))  # fmt: skip
+
+
+def queue_again(kind: str) -> list[int]:
+    """Queue the ``kind`` rows again, every other row marked sent; their ids. Of the turn rows
+    only the turns on now: the sender skips a turn that moved on."""
+    from django.db.models import F
+
+    from notifications.models import Notification, NotificationKind, NotificationStatus
+
+    Notification.objects.update(status=NotificationStatus.SENT)
+    rows = Notification.objects.filter(kind=kind)
+    if kind == NotificationKind.TURN:
+        rows = rows.filter(seq=F("game__turn_seq"), seat=F("game__to_move"))
+    ids = list(rows.values_list("pk", flat=True))
+    requeue(Notification.objects.filter(pk__in=ids))
+    return ids
 
 
 # -- the checks (Django) ---------------------------------------------------------------------------

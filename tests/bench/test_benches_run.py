@@ -20,6 +20,7 @@ from urllib.parse import quote
 import pytest
 from django.conf import settings
 
+from bench import common
 from bench.run_all import BENCHES, LIBRARIES
 
 REPO = Path(__file__).resolve().parents[2]
@@ -120,6 +121,31 @@ def test_the_live_bench_prints_its_figures(run_all: dict[str, str]) -> None:
     if ON_POSTGRES:
         assert "dropped database and role" in out
         assert re.search(r"^PostgreSQL: server_version=", out, re.M)
+
+
+if ON_POSTGRES:  # like the benchmarks that need PostgreSQL, not collected on SQLite
+
+    def test_the_fanout_of_turn_emails_runs_at_its_tiny_size(tmp_path: Path) -> None:
+        """bench/email_fanout.py --kind turn (issue 30's goal: turn emails); run_all runs its
+        default kind only. One turn email a game, each sent once to its player to move."""
+        server = server_url(settings.DATABASES["default"])
+        database = f"keltis_t{os.getpid()}_turn_fanout"
+        command = ["bench/email_fanout.py", "--tiny", "--kind", "turn"]
+        try:
+            run = subprocess.run(
+                [sys.executable, *command, "--pg", server, "--database", database],
+                cwd=REPO,
+                env={**os.environ, "TMPDIR": str(tmp_path)},
+                capture_output=True,
+                text=True,
+                timeout=300,
+            )
+        finally:
+            common.drop_database(server, database)
+        out = run.stdout + run.stderr
+        assert run.returncode == 0, out[-5000:]
+        assert re.search(r"^8 games, 1 worker processes .*; turn emails, 1 a task$", out, re.M)
+        assert re.search(r"^ok: every player to move got exactly one email", out, re.M), out
 
 
 def test_the_scale_fill_writes_every_column_the_models_need() -> None:
