@@ -467,7 +467,9 @@ def frozen_on_bad_log() -> Iterator[None]:
 def _logged(submit: Callable[P, Submitted]) -> Callable[P, Submitted]:
     """One log line per submission, with the game id: "action applied" once the action has
     committed (an enclosing transaction that rolls back logs nothing), or "action rejected"
-    with the error code. Both say how long the submission took, row-lock wait included."""
+    with the error code. Both say how long the submission took, row-lock wait included. Each
+    step taken for the player (``only_step``) has its "action applied" line too, as when it
+    was a submission of its own."""
     signature = inspect.signature(submit)
     defaults = {
         name: p.default for name, p in signature.parameters.items() if p.default is not p.empty
@@ -486,7 +488,7 @@ def _logged(submit: Callable[P, Submitted]) -> Callable[P, Submitted]:
             "game_id": arguments["game_id"],
             "seat": arguments["seat"],
             "source": str(arguments["source"]),
-            "action_kind": str(arguments["action"]).split(" ", 1)[0][:32],
+            "action_kind": _action_kind(arguments["action"]),
         }
         try:
             result = submit(*args, **kwargs)
@@ -500,10 +502,21 @@ def _logged(submit: Callable[P, Submitted]) -> Callable[P, Submitted]:
             raise
         fields["seq"], fields["seat"] = result.event.seq, result.event.seat
         fields["duration_ms"] = round((time.perf_counter() - started) * 1000, 1)
-        transaction.on_commit(lambda: log.info("action applied", extra=fields))
+        lines = [fields]
+        if arguments.get("then") is None:  # the steps taken for the player: a line each
+            lines += [
+                {**fields, "action_kind": _action_kind(e.action), "seq": e.seq}
+                for e in result.automatic
+            ]
+        transaction.on_commit(lambda: [log.info("action applied", extra=f) for f in lines])
         return result
 
     return logged
+
+
+def _action_kind(action: Any) -> str:
+    """What a log line names of an action: its first word ("play", "draw"), its kind."""
+    return str(action).split(" ", 1)[0][:32]
 
 
 #: the two reads of every action, compiled once (keltis_site.prepared): the game, locked, with its
@@ -614,8 +627,9 @@ def action_submit(
     The deadline sweep plays a whole turn in one pass: ``locked``, what it read under the
     game's lock in its own open transaction (the action then runs in that transaction, without
     a savepoint, and reads none of it again), and ``then``, which names the seat's next action
-    while the turn is still its own (None: none). The actions share one insert of their events,
-    one write of the snapshot, the game and the seat (``Submitted.automatic``: the later ones).
+    while the turn is still its own (None: ``only_step``, the step the seat must take, as after
+    every action). The actions share one insert of their events, one write of the snapshot,
+    the game and the seat (``Submitted.automatic``: the later ones).
     """
     with transaction.atomic(savepoint=locked is None):
         if locked is None:
@@ -652,7 +666,9 @@ def action_submit(
         before = engine.view(seat)
         now = timezone.now()
         previous_seq = game.seq
-        events = _apply_run(engine, game, seat, action, then, now, source)
+        # the one step left to the same seat (``only_step``) is taken at once, in this run, as
+        # the player's own (source kept): a click that decides nothing is no choice
+        events = _apply_run(engine, game, seat, action, then or only_step, now, source)
         event = events[0]
         game.seq = previous_seq + len(events)
         # the game row holds its chain's head, read under its lock: the link extended must
@@ -695,26 +711,11 @@ def action_submit(
             following = seats.get(game.to_move) if game.to_move is not None else None
             automatic = following is not None and following.acts_automatically
             _after_commit(game.pk, game.seq, automatic_next=automatic)
-        taken: list[Event] = events[1:]
-        followed = False
-        if not turn_passed and then is None:
-            only = only_step(engine)
-            if only is not None:
-                # the one step left to the same seat is taken at once, in this transaction, as
-                # the player's own (source kept): a click that decides nothing is no choice
-                follow = action_submit(
-                    game_id=game_id, seat=seat, action=only, expected_seq=game.seq, user=user,
-                    source=source,
-                )
-                game, engine = follow.game, follow.engine
-                taken += [follow.event, *follow.automatic]
-                followed = True
-        if not followed:  # else the step taken for the player told of the position after it
-            users = tuple(seats[i].user_id for i in sorted(seats))
-            _changed(game.pk, Position(game.seq, str(game.status), game.to_move, users))
+        users = tuple(seats[i].user_id for i in sorted(seats))
+        _changed(game.pk, Position(game.seq, str(game.status), game.to_move, users))
     return Submitted(
         game=game, event=event, engine=engine, seats=list(seats.values()), before=before,
-        automatic=tuple(taken),
+        automatic=tuple(events[1:]),
     )
 
 

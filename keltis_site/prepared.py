@@ -16,6 +16,7 @@ backend.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import threading
 from collections.abc import Callable, Sequence
@@ -23,6 +24,8 @@ from typing import Any, Generic, TypeVar
 
 from django.db import connections
 from django.db.models import Model, QuerySet, signals
+from django.db.models.constants import OnConflict
+from django.db.models.expressions import DatabaseDefault
 from django.db.models.query import ModelIterable, ValuesListIterable, get_related_populators
 
 M = TypeVar("M", bound=Model)
@@ -148,20 +151,29 @@ class PreparedUpdate:
             return cursor.rowcount
 
 
+def _insert_fields(model: type[Model], db_defaults: bool = False) -> list[Any]:
+    """The columns a prepared insert of ``model`` writes: every concrete one but its automatic
+    primary key. Refused when the database would make one of the values (``Model.save`` and
+    ``bulk_create`` know how, the prepared inserts do not); ``db_defaults``: columns with a
+    database default are let through, for a caller that checks each value."""
+    meta = model._meta
+    fields = [f for f in meta.concrete_fields if f is not meta.pk]
+    if not getattr(meta.pk, "db_returning", False) or any(
+        f.generated or (f.has_db_default() and not db_defaults) for f in fields
+    ):
+        raise ValueError(f"{meta.label}: only an automatic key and plain columns")
+    return fields
+
+
 class PreparedInsert(Generic[M]):
     """``INSERT`` of a new object of one model with all its concrete columns but an automatic
     primary key, which is set on the object afterwards, as ``Model.save`` does (with its
     ``pre_save``/``post_save`` signals); the SQL written once per database alias."""
 
     def __init__(self, model: type[M]) -> None:
-        meta = model._meta
         self._model = model
-        self._pk = meta.pk
-        self._fields = [f for f in meta.concrete_fields if f is not meta.pk]
-        if not getattr(meta.pk, "db_returning", False) or any(
-            f.generated or f.has_db_default() for f in self._fields
-        ):  # the database would make one of the values: Model.save knows how, this does not
-            raise ValueError(f"{meta.label}: only an automatic key and plain columns")
+        self._pk = model._meta.pk
+        self._fields = _insert_fields(model)
         self._sql: dict[str, tuple[str, bool]] = {}
 
     def sql(self, alias: str) -> tuple[str, bool]:
@@ -199,3 +211,61 @@ class PreparedInsert(Generic[M]):
         signals.post_save.send(
             sender=model, instance=obj, created=True, update_fields=None, raw=False, using=using
         )
+
+
+class PreparedInsertIgnoring(Generic[M]):
+    """``bulk_create(objs, ignore_conflicts=True)`` of a few new objects of one model: one
+    ``INSERT`` that skips the rows a unique constraint already holds (PostgreSQL's ``ON
+    CONFLICT DO NOTHING``, SQLite's ``INSERT OR IGNORE``), the SQL of each row count written
+    once per database alias. Like ``bulk_create`` with ``ignore_conflicts``: no signals, no
+    keys set on the objects. For the rows an action queues (notifications.outbox): the ORM's
+    ``bulk_create`` checks, batches and compiles them anew on every action."""
+
+    def __init__(self, model: type[M]) -> None:
+        self._model = model
+        self._table = model._meta.db_table
+        self._sql: dict[tuple[str, int], str] = {}
+
+    @functools.cached_property
+    def _fields(self) -> list[Any]:
+        # on first use: the model's relations are resolved once every app has loaded
+        return _insert_fields(self._model, db_defaults=True)
+
+    def sql(self, alias: str, rows: int) -> str:
+        found = self._sql.get((alias, rows))
+        if found is None:
+            ops = connections[alias].ops
+            columns = ", ".join(ops.quote_name(f.column) for f in self._fields)
+            row = "(" + ", ".join(["%s"] * len(self._fields)) + ")"
+            suffix = ops.on_conflict_suffix_sql(self._fields, OnConflict.IGNORE, None, None)
+            found = (
+                f"{ops.insert_statement(on_conflict=OnConflict.IGNORE)} "
+                f"{ops.quote_name(self._table)} ({columns}) VALUES {', '.join([row] * rows)}"
+                + (f" {suffix}" if suffix else "")
+            )
+            self._sql[(alias, rows)] = found
+        return found
+
+    def run(self, objs: Sequence[M], using: str = "default") -> None:
+        """Insert ``objs`` (none: no statement), each row unless it conflicts; more rows than
+        one statement may hold (SQLite's limit on parameters) go in several, as with
+        ``bulk_create``."""
+        connection = connections[using]
+        rows = []
+        for obj in objs:
+            obj._prepare_related_fields_for_save(operation_name="bulk_create")
+            values = [f.pre_save(obj, True) for f in self._fields]
+            if any(isinstance(value, DatabaseDefault) for value in values):
+                # a column left to its database default: bulk_create writes DEFAULT for it
+                self._model._default_manager.using(using).bulk_create(objs, ignore_conflicts=True)
+                return
+            prepared = zip(self._fields, values, strict=True)
+            rows.append([f.get_db_prep_save(v, connection) for f, v in prepared])
+        size = max(connection.ops.bulk_batch_size(self._fields, objs), 1)
+        for start in range(0, len(rows), size):
+            batch = rows[start : start + size]
+            with connection.cursor() as cursor:
+                cursor.execute(self.sql(using, len(batch)), [v for row in batch for v in row])
+        for obj in objs:
+            obj._state.adding = False
+            obj._state.db = using

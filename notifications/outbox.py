@@ -51,7 +51,7 @@ from django.utils import timezone
 from accounts.models import User
 from games import due
 from games.models import Game, Seat
-from keltis_site.prepared import Prepared, PreparedUpdate
+from keltis_site.prepared import Prepared, PreparedInsertIgnoring, PreparedUpdate
 
 from . import channels, quiet, senders
 from .channels.email import mail_session  # noqa: F401  (the outbox's name for it, kept)
@@ -109,8 +109,13 @@ def _queue(key: str, *, user: User, kind: str, **fields: object) -> None:
     )
 
 
+#: the rows' insert, skipping a key already queued, its SQL written once (keltis_site.prepared)
+_INSERT_NEW = PreparedInsertIgnoring(Notification)
+
+
 def _insert(rows: list[Notification]) -> None:
-    Notification.objects.bulk_create(rows, ignore_conflicts=True)
+    """``bulk_create(rows, ignore_conflicts=True)``, without the ORM's work on every action."""
+    _INSERT_NEW.run(rows, using=router.db_for_write(Notification))
 
 
 def turn_began(game: Game, seat: Seat) -> None:
