@@ -18,22 +18,16 @@ from django.template import Context, Template
 from django.utils import translation
 
 from games.presenters.history import EventLine
-from games.services import game_create, game_join
 from notifications import outbox
 from notifications.emails import LinkedChoice, LinkedGroup, MailCard, MailMessage
 from notifications.inbound.moves import ReplyChoice
-from notifications.models import Notification, NotificationKind, NotificationStatus
+from notifications.models import NotificationKind
 from talk import services as talk
 from tests.notifications.conftest import (
-    HAND_0,
-    HAND_1,
-    Table,
     html_of,
     notification,
-    play_turn,
-    rig_hands,
 )
-from tests.notifications.test_turn_email_same import normalised
+from tests.notifications.test_turn_email_same import normalised, rigged_table
 
 pytestmark = pytest.mark.django_db
 
@@ -128,25 +122,10 @@ def test_the_turn_partials_are_as_before(partial: str, autoescape: bool, golden:
 def _emails(kind: str) -> dict[str, tuple[str, str]]:
     """The turn email and the reminder after seven turns of a rigged game, with table talk
     since the reader's last turn and reply lines, each (text, html) normalised."""
-    from accounts.models import User
-
-    anna = User.objects.create_user(
-        username=f"anna-{kind}", email=f"anna-{kind}@mail.example", display_name="Anna"
-    )
-    bela = User.objects.create_user(
-        username=f"bela-{kind}", email=f"bela-{kind}@mail.example", display_name="Bela"
-    )
-    game = game_create(creator=anna, kind=kind, player_count=2)
-    game_join(game_id=game.pk, user=bela)
-    game.refresh_from_db()
-    rig_hands(game, [HAND_0, HAND_1])
-    table = Table(game, [anna, bela])
-    for turn in range(7):
-        play_turn(table, seed=turn + 1)
-        if turn == 6:
-            talk.message_post(game_id=game.pk, user=anna, text=f"Hi {ODD}", via="page")
-            talk.message_post(game_id=game.pk, user=anna, text="two\nlines", via="page")
-    Notification.objects.update(status=NotificationStatus.SENT)
+    table = rigged_table(kind)
+    anna = table.users[0]
+    talk.message_post(game_id=table.game.pk, user=anna, text=f"Hi {ODD}", via="page")
+    talk.message_post(game_id=table.game.pk, user=anna, text="two\nlines", via="page")
     game = table.refresh()
     seat = game.to_move
     got = {}

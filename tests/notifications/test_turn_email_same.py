@@ -37,8 +37,8 @@ _TOKEN = re.compile(re.escape(SITE) + r"/t/([^/\s\"]+)/")
 _UNSUBSCRIBE = re.compile(r"/email/unsubscribe/[^/\s\"]+/")
 
 
-def turn_email(kind: str) -> tuple[str, str, int]:
-    """The text and HTML of the turn email after seven turns of a rigged game, and its id."""
+def rigged_table(kind: str) -> Table:
+    """Anna and Bela's game of ``kind``, its hands rigged, seven turns played, every row sent."""
     from accounts.models import User
 
     anna = User.objects.create_user(
@@ -55,6 +55,12 @@ def turn_email(kind: str) -> tuple[str, str, int]:
     for turn in range(7):
         play_turn(table, seed=turn + 1)
     Notification.objects.update(status=NotificationStatus.SENT)
+    return table
+
+
+def turn_email(kind: str) -> tuple[str, str, int]:
+    """The text and HTML of the turn email after seven turns of a rigged game, and its id."""
+    table = rigged_table(kind)
     row = turn_notification(table)
     mail.outbox.clear()
     assert outbox.deliver_many([row.pk]) == {"sent": 1}
