@@ -346,6 +346,12 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_IGNORE_RESULT = True
+# Celery's Django fix-up closes every database connection after each task unless this is set:
+# each task then opened a new PostgreSQL connection (a server process started, psycopg's
+# prepared queries lost), a fifth of a turn email's CPU in bench/email_fanout.py. With it the
+# fix-up closes them only every this many tasks, and keltis_site.celery does what Django does
+# around a request instead: kept for CONN_MAX_AGE while usable, closed after a failed task.
+CELERY_DB_REUSE_MAX = 1000
 CELERY_TIMEZONE = TIME_ZONE
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 # Periodic work: the sweeps read indexed columns, so their cost follows what is due.
