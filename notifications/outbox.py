@@ -45,7 +45,7 @@ from datetime import datetime, timedelta
 from django.conf import settings
 from django.db import connections, router
 from django.db.models import F, Value
-from django.db.models.functions import Coalesce, Greatest
+from django.db.models.functions import Coalesce, Greatest, Mod
 from django.utils import timezone
 
 from accounts.models import User
@@ -404,6 +404,39 @@ def deliver_game(game_id: int) -> dict[str, int]:
     db = router.db_for_read(Notification)
     ids = [pk for (pk,) in _QUEUED_OF_GAME.rows(game_id, using=db)]
     return _deliver_chunks(_chunked(ids, CLAIM_CHUNK), game_id)
+
+
+#: rows a shard's task sends before it leaves the rest to a task queued anew: other shards'
+#: tasks and the sweep get the worker meanwhile, and no task runs for many minutes
+SHARD_TASK_ROWS = 500
+
+
+def deliver_shard(shard: int, shards: int) -> dict[str, int]:
+    """The task a wake queued (``notifications.relay``): the due first attempts of the games
+    whose id is ``shard`` modulo ``shards``, ``CLAIM_CHUNK`` at a time in the order they fell
+    due (a game's in the order queued), until none is left or ``SHARD_TASK_ROWS`` were tried.
+    Rows tried before are the sweep's, one claim each (``deliver_due``). Returns the counts
+    and whether rows may be left (``"more"``: 1)."""
+    counts: dict[str, int] = {}
+    tried = 0
+    while tried < SHARD_TASK_ROWS:
+        due = list(
+            Notification.objects.filter(
+                status=NotificationStatus.QUEUED, attempts=0, game__isnull=False,
+                next_attempt_at__lte=timezone.now(),
+            )
+            .alias(shard=Mod("game_id", shards))
+            .filter(shard=shard)
+            .order_by("next_attempt_at", "pk")  # the index's order: a game's rows in turn
+            .values_list("pk", flat=True)[:CLAIM_CHUNK]
+        )  # fmt: skip
+        if not due:
+            return counts
+        for outcome, count in _deliver_chunks([due]).items():
+            counts[outcome] = counts.get(outcome, 0) + count
+        tried += len(due)
+    counts["more"] = 1
+    return counts
 
 
 def _chunked(ids: list[int], size: int) -> list[list[int]]:

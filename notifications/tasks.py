@@ -11,14 +11,27 @@ from django.utils import timezone
 
 from games.tasks import log_sweep
 
-from . import digest, outbox
+from . import digest, outbox, relay
 
 
 @shared_task(acks_late=True, ignore_result=True)
 def deliver_game_notifications(game_id: int) -> dict[str, int]:
     """Send the messages one game's last action made due (queued in its transaction), on
-    every channel; rows held for later (quiet while active) are left to the sweep."""
+    every channel; rows held for later (quiet while active) are left to the sweep. What a
+    commit makes due now goes by its shard's task (``deliver_shard``); this one still runs
+    the tasks a release before it queued."""
     return outbox.deliver_game(game_id)  # each email logs its own line, with the game id
+
+
+@shared_task(acks_late=True, ignore_result=True)
+def deliver_shard(shard: int) -> dict[str, int]:
+    """Send what became due in the games of one shard (``notifications.relay``): queued by the
+    first wake after the shard's last task began, it sends the rows of every wake since."""
+    relay.taken(shard)  # before the rows are read: a wake from now on queues a task anew
+    counts = outbox.deliver_shard(shard, relay.SHARDS)
+    if counts.pop("more", 0):
+        relay.wake_shard(shard)  # the rest, by a task of its own
+    return counts
 
 
 @shared_task(ignore_result=True)
@@ -42,4 +55,4 @@ def queue_digests() -> int:
 def after_action(game_id: int, seq: int, automatic_next: bool | None = None) -> None:
     """After-commit hook (games.services.AFTER_COMMIT_HOOKS) of a game's start and of every
     action that passed the turn: send the messages its transaction made due."""
-    deliver_game_notifications.delay(game_id)
+    relay.wake(game_id)

@@ -25,6 +25,7 @@ from games.services import (
     game_join,
 )
 from games.state import engine_replay, engine_state, snapshot_rebuild
+from notifications import relay
 from notifications import tasks as notification_tasks
 
 pytestmark = pytest.mark.django_db
@@ -275,9 +276,12 @@ def test_the_hook_looks_up_the_seat_to_move_when_not_told(
     make_user: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     queued: list[str] = []
-    monkeypatch.setattr(
-        notification_tasks.deliver_game_notifications, "delay", lambda _: queued.append("mail")
-    )
+
+    def mail(shard: int) -> None:  # queued, and begun before the next action
+        queued.append("mail")
+        relay.taken(shard)
+
+    monkeypatch.setattr(notification_tasks.deliver_shard, "delay", mail)
     monkeypatch.setattr(tasks.play_bots, "delay", lambda _: queued.append("bots"))
 
     def after_action(*args: Any, **kwargs: Any) -> None:  # the emails' hook, then the bots'
