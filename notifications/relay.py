@@ -1,12 +1,13 @@
 """Waking the delivery after a commit: at most one task waiting per shard of games.
 
 Every move, start and table message queues its rows in its transaction and then wakes the
-delivery (``wake``). A task for each was one Celery message, receipt and acknowledgement, and
+delivery (``tasks.wake``). A task for each was one Celery message, receipt and acknowledgement, and
 one read of its game's rows, per email: the larger part of a worker's cost beside writing the
 email when a season's close or a busy evening queues thousands (bench/email_fanout.py). Now a
 wake publishes a task only when none is waiting for the game's shard (``game_id % SHARDS``);
 the task, once begun, sends every due row of its shard's games, a chunk at a time
-(``outbox.deliver_shard``). The shards let several workers share a burst.
+(``outbox.deliver_shard``). The shards let several workers share a burst. ``tasks.wake``
+publishes; this module keeps the marks.
 
 No wake is lost: the waiting mark (a cache key, ``cache.add``) is taken away by the task before
 it reads the rows (``taken``). A wake that finds the mark comes after its own rows were
@@ -34,21 +35,9 @@ def _mark(shard: int) -> str:
     return f"outbox:waiting:{shard}"
 
 
-def wake(game_id: int) -> None:
-    """After the commit that queued the game's rows: have them sent (see the module's doc)."""
-    wake_shard(shard_of(game_id))
-
-
-def wake_shard(shard: int) -> None:
-    from .tasks import deliver_shard  # the tasks import this module
-
-    if not cache.add(_mark(shard), 1, MARK_SECONDS):
-        return  # a task for the shard waits: it reads after this wake's commit
-    try:
-        deliver_shard.delay(shard)
-    except BaseException:
-        cache.delete(_mark(shard))  # the next wake publishes; the sweep sends meanwhile
-        raise
+def mark_waiting(shard: int) -> bool:
+    """Mark the shard's task as waiting: False when one already was (nothing to publish)."""
+    return bool(cache.add(_mark(shard), 1, MARK_SECONDS))
 
 
 def taken(shard: int) -> None:

@@ -17,7 +17,7 @@ from games.after_response import call_after_response
 from games.models import Seat
 from talk.models import Message
 
-from . import relay, senders
+from . import senders, tasks
 from .models import Notification, NotificationKind
 from .outbox import channel_key
 from .talk_news import hears_of, message_channels
@@ -64,4 +64,4 @@ def message_posted(message: Message) -> None:
 
 def deliver(game_id: int) -> None:
     """After the commit: send the game's queued rows (the message's), by the worker."""
-    relay.wake(game_id)
+    tasks.wake(game_id)

@@ -30,7 +30,7 @@ def deliver_shard(shard: int) -> dict[str, int]:
     relay.taken(shard)  # before the rows are read: a wake from now on queues a task anew
     counts = outbox.deliver_shard(shard, relay.SHARDS)
     if counts.pop("more", 0):
-        relay.wake_shard(shard)  # the rest, by a task of its own
+        wake_shard(shard)  # the rest, by a task of its own
     return counts
 
 
@@ -55,4 +55,20 @@ def queue_digests() -> int:
 def after_action(game_id: int, seq: int, automatic_next: bool | None = None) -> None:
     """After-commit hook (games.services.AFTER_COMMIT_HOOKS) of a game's start and of every
     action that passed the turn: send the messages its transaction made due."""
-    relay.wake(game_id)
+    wake(game_id)
+
+
+def wake(game_id: int) -> None:
+    """After the commit that queued the game's rows: have them sent, by its shard's task
+    (``notifications.relay``)."""
+    wake_shard(relay.shard_of(game_id))
+
+
+def wake_shard(shard: int) -> None:
+    if not relay.mark_waiting(shard):
+        return  # a task for the shard waits: it reads after this wake's commit
+    try:
+        deliver_shard.delay(shard)
+    except BaseException:
+        relay.taken(shard)  # the next wake publishes; the sweep sends meanwhile
+        raise

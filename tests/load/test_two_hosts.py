@@ -237,9 +237,11 @@ def test_a_session_moves_emails_and_limits_hold_across_two_web_servers_and_two_w
         deliver_game_notifications.delay(game_id)
     worker_heartbeat.delay()
     sweep_deadlines.delay()
-    # the game's start (queued here), the turn (queued by B) and the three above
+    # the three above, and the game's start (queued here) and the turn (queued by B) by their
+    # shard's task (notifications.relay: one, or one each)
     wait_until(
-        lambda: hosts.finished("notifications.tasks.deliver_game_notifications") >= 5
+        lambda: hosts.finished("notifications.tasks.deliver_game_notifications") >= 3
+        and hosts.finished("notifications.tasks.deliver_shard") >= 1
         and hosts.finished("games.tasks.worker_heartbeat") >= 1
         and hosts.finished("games.tasks.sweep_deadlines") >= 1
         and hosts.idle(),

@@ -42,18 +42,18 @@ def _games_over(make_user: Any, count: int) -> list[list[Notification]]:
 
 
 def test_one_task_waits_for_a_shard_however_many_wakes(published: list[int]) -> None:
-    relay.wake(4)
-    relay.wake(8)
-    relay.wake(12)
+    tasks.wake(4)
+    tasks.wake(8)
+    tasks.wake(12)
     assert published == [0]
     relay.taken(0)  # the task began: the next wake needs a task of its own
-    relay.wake(4)
+    tasks.wake(4)
     assert published == [0, 0]
 
 
 def test_each_shard_has_a_task_of_its_own(published: list[int]) -> None:
     for game_id in range(1, 9):
-        relay.wake(game_id)
+        tasks.wake(game_id)
     assert sorted(published) == [0, 1, 2, 3]
 
 
@@ -65,10 +65,10 @@ def test_a_publish_that_failed_leaves_no_mark(monkeypatch: pytest.MonkeyPatch) -
 
     monkeypatch.setattr(tasks.deliver_shard, "delay", broker_down)
     with pytest.raises(ConnectionError):
-        relay.wake(1)
+        tasks.wake(1)
     shards: list[int] = []
     monkeypatch.setattr(tasks.deliver_shard, "delay", shards.append)
-    relay.wake(1)
+    tasks.wake(1)
     assert shards == [1]
 
 
@@ -96,9 +96,9 @@ def test_the_rows_of_a_wake_that_found_the_task_waiting_go_with_it(
 ) -> None:
     monkeypatch.setattr(relay, "SHARDS", 1)
     first = _games_over(make_user, 1)[0]
-    relay.wake(first[0].game_id)
+    tasks.wake(first[0].game_id)
     second = _games_over(make_user, 1)[0]  # committed while the task waits
-    relay.wake(second[0].game_id)
+    tasks.wake(second[0].game_id)
     assert published == [0]
     mail.outbox.clear()
     assert tasks.deliver_shard(0) == {"sent": 8}
