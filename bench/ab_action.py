@@ -1,11 +1,9 @@
 """The action POST's CPU on two versions of the code at the same time, run by hand
 (docs/benchmarks.md).
 
-A change of a few tenths of a millisecond hides in the drift between two runs minutes apart
-(bench/measure.py). Here ``--base`` (default ``main``, exported with ``git archive`` outside the
-checkout) and this checkout are served side by side by gunicorn (one sync worker each), and
-their action POSTs (each after its page's GET) alternate in batches on the database
-bench/scale.py filled: the worker CPU per POST of each batch, their medians and the reference.
+A few tenths of a millisecond hide in the drift between two runs. Here ``--base`` (exported
+with ``git archive``) and this checkout are served side by side by gunicorn, one worker each,
+their action POSTs alternating in batches on bench/scale.py's fill: worker CPU per POST.
 """
 
 from __future__ import annotations
@@ -28,13 +26,11 @@ import scale
 from bench.common import cli, dated
 from bench.measure import median, python_loop
 
-#: ``--tiny``: one counted round of two POSTs a version, against the last commit
 TINY = {"base": "HEAD", "rounds": 1, "batch": 2}
 
 
 def export(rev: str) -> Path:
-    """The tree of ``rev`` in <tmp>/keltis-ab-<rev> (outside the checkout, where nothing scans
-    it), with this checkout's compiled catalogues."""
+    """The tree of ``rev`` in <tmp>/keltis-ab-<rev>, with this checkout's catalogues."""
     sha = subprocess.run(
         ["git", "rev-parse", "--short", rev], cwd=scale.ROOT, check=True, capture_output=True,
         text=True,
@@ -48,8 +44,7 @@ def export(rev: str) -> Path:
         subprocess.run(["tar", "-x", "-C", str(target)], input=archive.stdout, check=True)
         for mo in (scale.ROOT / "locale").glob("*/LC_MESSAGES/*.mo"):
             shutil.copy(mo, target / mo.relative_to(scale.ROOT))
-        # DEBUG off serves the collected static files (bench/scale_settings.py): this
-        # checkout's, collected by bench/scale.py
+        # DEBUG off serves the static files bench/scale.py collected
         (target / "var" / "bench").mkdir(parents=True)
         (target / "var" / "bench" / "static").symlink_to(scale.LOG_DIR / "static")
     return target

@@ -1,10 +1,8 @@
 """Bot strength benchmark, run by hand (docs/benchmarks.md).
 
-For each game: the strong bot's share of 2-player games against the greedy bot (seats
-alternated, ties count half), its share at 4-player tables against three greedy bots (25% is
-par), and its move time (CPU of the searching thread, p50 and p95 over the moves it searched;
-the wall-clock p95 beside it), handed only its player's view. Targets (issue 17): 65%, 40%,
-p95 under 1 s. ``--jobs N`` plays the same tables in N processes (docs/benchmarks.md).
+For each game: the strong bot's share of 2-player games against the greedy bot (ties count
+half) and at 4-player tables against three, and its move time (thread CPU p50 and p95, wall
+p95), handed only its player's view. Targets (issue 17): 65%, 40%, p95 under 1 s.
 """
 
 from __future__ import annotations
@@ -20,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.common import cli, dated
+from bench.common import cli, dated, markdown_table
 from bench.measure import median
 from bench.measure import p95 as p95_of
 from games.engine import GAMES
@@ -29,8 +27,6 @@ from games.engine.determinize import player_view
 from games.engine.search import DEFAULT_BUDGET, Budget, StrongBot
 
 TARGET_2P, TARGET_4P, TARGET_P95_S = 0.65, 0.40, 1.0
-#: ``--tiny`` (tests/bench/): two 2-player games and one table a game, at a budget of one
-#: playout over two candidates (counted, not timed)
 TINY = {"games": 2, "tables": 1}
 TINY_BUDGET = Budget(playouts=1, seconds=None, candidates=2, horizon=1, min_worlds=1)
 #: a table still running after this many actions is stopped and scored as it stands (listed)
@@ -42,10 +38,9 @@ Part = tuple[float, list[float], list[float], list[str]]
 
 
 def strong_wins(name: str, players: int, first: int, indices: range, budget: Budget) -> Part:
-    """The strong bot's wins (a shared first place counts as a share) over the tables of
-    ``indices``: table ``i`` is dealt from seed ``first + i`` with the strong bot in seat
-    ``i % players``, so a run split into ranges plays the same tables as one run. With the
-    CPU times and the wall times of its searched moves, and the tables stopped unfinished."""
+    """The strong bot's wins over the tables of ``indices`` (table ``i`` dealt from seed
+    ``first + i``, the bot in seat ``i % players``); its moves' CPU and wall times, and the
+    tables stopped unfinished."""
     times: list[float] = []
     walls: list[float] = []
     stuck: list[str] = []
@@ -84,7 +79,6 @@ def strong_wins(name: str, players: int, first: int, indices: range, budget: Bud
 
 
 def _wins_part(job: tuple[str, int, int, int, int, Budget]) -> Part:
-    """One process's part of a run (``--jobs``)."""
     name, players, first, start, stop, budget = job
     return strong_wins(name, players, first, range(start, stop), budget)
 
@@ -93,8 +87,7 @@ def strong_share(
     name: str, players: int, games: int, budget: Budget, times: list[float], first: int,
     walls: list[float], jobs: int = 1,
 ) -> float:  # fmt: skip
-    """The strong bot's share of wins over ``games`` tables, its seat moving round the table,
-    played by ``jobs`` processes at once (each a contiguous range of the tables)."""
+    """The strong bot's share of wins over ``games`` tables, in ``jobs`` processes."""
     bounds = [games * k // max(1, jobs) for k in range(max(1, jobs) + 1)]
     parts = [(name, players, first, a, b, budget) for a, b in itertools.pairwise(bounds) if b > a]
     if len(parts) == 1:
@@ -124,34 +117,28 @@ def run(
         f"bench/bots.py {datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC, python "
         f"{sys.version.split()[0]}, {processes}; budget: {budget}; seed offset {seed_offset}"
     )
-    say(
-        "| game | strong vs greedy, 2p | strong at 4p tables (1 vs 3 greedy) "
-        "| move p50 (CPU) | p95 (CPU) | p95 (wall) |"
-    )
-    say("|---|---|---|---|---|---|")
+    head = ("game", "strong vs greedy, 2p", "strong at 4p tables (1 vs 3 greedy)")
+    head += ("move p50 (CPU)", "p95 (CPU)", "p95 (wall)")
+    for line in markdown_table(head, []):
+        say(line)
     for name in names:
         times: list[float] = []
         walls: list[float] = []
         first2, first4 = 10_000 + seed_offset, 20_000 + seed_offset
         two = strong_share(name, 2, games, budget, times, first2, walls, jobs) if games else 0.0
         four = strong_share(name, 4, tables, budget, times, first4, walls, jobs) if tables else 0.0
-        p50 = median(times) if times else 0.0
-        p95 = p95_of(times) if times else 0.0
-        say(
-            f"| {name} | {_share_cell(two, games, TARGET_2P)} "
-            f"| {_share_cell(four, tables, TARGET_4P)} "
-            f"| {p50 * 1000:.0f} ms | {p95 * 1000:.0f} ms "
-            f"{'ok' if p95 < TARGET_P95_S else 'ABOVE 1 s'} ({len(times)} moves) "
-            f"| {(p95_of(walls) if walls else 0.0) * 1000:.0f} ms |"
-        )
+        p50, p95 = (median(times), p95_of(times)) if times else (0.0, 0.0)
+        mark = "ok" if p95 < TARGET_P95_S else "ABOVE 1 s"
+        row = (name, _share_cell(two, games, TARGET_2P), _share_cell(four, tables, TARGET_4P))
+        row += (f"{p50 * 1000:.0f} ms", f"{p95 * 1000:.0f} ms {mark} ({len(times)} moves)")
+        say(markdown_table(head, [(*row, f"{(p95_of(walls) if walls else 0.0) * 1000:.0f} ms")])[2])
     if STUCK:
         say(f"stopped after {MAX_GAME_ACTIONS} actions, scored as they stood: {STUCK}")
     return lines
 
 
 def _share_cell(share: float, count: int, target: float) -> str:
-    """The share, its standard error (sqrt(p(1-p)/n): a small run is not read as more than it
-    shows) and the target's mark, as in "47.8% of 200 ± 3.5 ok"; "not run" for none."""
+    """The share, its standard error and the target's mark: "47.8% of 200 ± 3.5 ok"."""
     if not count:
         return "not run"
     error = math.sqrt(share * (1 - share) / count)

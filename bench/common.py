@@ -1,6 +1,5 @@
-"""What the benchmarks repeat, in one place: ``--tiny`` (CI runs each at a size of seconds,
-tests/bench/), the dated header and footer with the reference loop, Markdown tables, the
-closing verdict, and the benchmarks' own PostgreSQL databases."""
+"""What the benchmarks repeat: ``--tiny`` (tests/bench/), the dated header and footer with the
+reference loop, Markdown tables, the verdict, and their own PostgreSQL databases."""
 
 from __future__ import annotations
 
@@ -23,8 +22,8 @@ DEFAULT_PG = "postgres://postgres@127.0.0.1:5432"
 
 
 def command_line(doc: str, *options: tuple[Any, ...]) -> argparse.ArgumentParser:
-    """A benchmark's parser: its docstring's first paragraph, and ``options`` as (flag,
-    default, help[, argparse's other keywords]), each typed by its default (False: a switch)."""
+    """A benchmark's parser: its docstring's first paragraph, and ``options`` as (flag, default,
+    help[, argparse's keywords]), typed by the default (False: a switch)."""
     parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     for flag, default, text, *more in options:
         kwargs = {"default": default, "help": text, **(more[0] if more else {})}
@@ -39,8 +38,7 @@ def command_line(doc: str, *options: tuple[Any, ...]) -> argparse.ArgumentParser
 def parse_args(
     parser: argparse.ArgumentParser, argv: Sequence[str] | None, tiny: dict[str, Any]
 ) -> argparse.Namespace:
-    """Parse ``argv`` with ``--tiny`` added: it makes ``tiny``'s values the defaults (an option
-    given on the command line still wins)."""
+    """Parse ``argv`` with ``--tiny``: ``tiny``'s values as the defaults."""
     parser.add_argument(
         "--tiny", action="store_true",
         help="a run of seconds that checks the benchmark still runs (its figures mean nothing)",
@@ -55,7 +53,6 @@ def parse_args(
 def cli(
     doc: str, argv: Sequence[str] | None, tiny: dict[str, Any], *options: tuple[Any, ...]
 ) -> argparse.Namespace:
-    """A benchmark's options (``command_line``) parsed with ``--tiny`` (``parse_args``)."""
     return parse_args(command_line(doc, *options), argv, tiny)
 
 
@@ -68,9 +65,8 @@ def reference_median(runs: int = 5) -> float:
 def dated(
     script: str, argv: Sequence[str] | None, *, before: bool = False, after: bool = True
 ) -> Iterator[None]:
-    """A run's header (the command, date, machine, load) and, whatever happens, its footer;
-    the reference loop at the start (``before``) and at the end (``after``): its best CPU of
-    three, its own cost and not a scheduler's hiccup."""
+    """A run's header (command, date, machine, load) and footer; the reference loop's best of
+    three at the start (``before``) and at the end (``after``)."""
 
     def reference() -> None:
         best = min(python_loop() for _ in range(3))
@@ -94,8 +90,7 @@ def dated(
 
 
 def production_env(**extra: str) -> dict[str, str]:
-    """The site's production settings for a benchmark's processes (DEBUG off, plain http on
-    loopback, no operator's .env to change the figures), with ``extra`` on top."""
+    """The site's production settings for a benchmark (DEBUG off, plain http, no .env)."""
     return {
         "ENV_FILE": os.devnull, "DEBUG": "False",
         "SECRET_KEY": "bench-only-not-a-secret-0123456789abcdefghijklmnopqrstuvwxyz",
@@ -105,8 +100,7 @@ def production_env(**extra: str) -> dict[str, str]:
 
 
 def settings_module(folder: Path, name: str, more: str = "") -> str:
-    """A settings module in ``folder``, importable from now on: the site's, with its static
-    files collected into ``folder``/static and ``more``; its name."""
+    """The site's settings with ``more`` and static files in ``folder``, importable; its name."""
     (folder / "static").mkdir(exist_ok=True)
     (folder / f"{name}.py").write_text(
         f"from keltis_site.settings import *  # noqa: F403\n{more}"
@@ -117,8 +111,7 @@ def settings_module(folder: Path, name: str, more: str = "") -> str:
 
 
 def setup_django(env: dict[str, str]) -> None:
-    """Configure Django in this process with ``env`` (the settings the bench's other
-    processes get too)."""
+    """Configure Django in this process with ``env``."""
     os.environ.update(env)
     import django
 
@@ -147,8 +140,7 @@ def verdict(problems: Sequence[str], ok: str, most: int = 40) -> int:
 
 # -- the benchmarks' PostgreSQL databases ---------------------------------------------------------
 def bench_database(name: str) -> str:
-    """``name`` if it says it is a benchmark's database (bench, load or fanout in it; never
-    keltis nor test_*): the only ones a benchmark creates and drops on a shared server."""
+    """``name`` if it is a benchmark's (bench, load or fanout in it; not keltis nor test_*)."""
     if (
         not re.fullmatch(r"[a-z_][a-z0-9_]*", name)
         or name == "keltis"
@@ -160,7 +152,6 @@ def bench_database(name: str) -> str:
 
 
 def _admin(server: str) -> Any:
-    """An autocommit connection to the ``postgres`` database of ``server`` (a URL without one)."""
     import psycopg
 
     return psycopg.connect(f"{server.rstrip('/')}/postgres", autocommit=True)
@@ -172,8 +163,7 @@ def database_exists(server: str, name: str) -> bool:
 
 
 def create_database(server: str, name: str, *, drop: bool = False, owner: str = "") -> bool:
-    """Create a benchmark's database if missing (dropped first with ``drop``); whether it was
-    created."""
+    """Create a benchmark's database if missing (dropped first with ``drop``); whether made."""
     from psycopg import sql
 
     if drop:
@@ -189,7 +179,6 @@ def create_database(server: str, name: str, *, drop: bool = False, owner: str = 
 
 
 def drop_database(server: str, name: str, *, role: bool = False) -> None:
-    """Drop a benchmark's database (and its role of the same name: bench/live.py's)."""
     from psycopg import sql
 
     ident = sql.Identifier(bench_database(name))

@@ -1,11 +1,8 @@
 """One worker's CPU per email, run by hand (docs/benchmarks.md).
 
-What a worker spends on each email of a ``deliver_game_notifications`` task, in one process
-(bench/email_fanout.py measures the whole fan-out): the task called for every game, its emails
-serialised by Django's SMTP backend into a connection that discards them, the rows marked sent
-on PostgreSQL. ``--kind finished``: a 4-player game over, four emails a task; ``--kind turn``:
-``--turns`` turns in, one turn email a task. The first round (warm-up) is not counted.
-``--profile N``: cProfile's N most expensive functions over the measured rounds.
+A worker's CPU per email of ``deliver_game_notifications``, in one process: the task for every
+game, its emails serialised by Django's SMTP backend into a connection that discards them, the
+rows marked sent on PostgreSQL. The first round is a warm-up; ``--profile N``: cProfile's top N.
 """
 
 from __future__ import annotations
@@ -31,7 +28,7 @@ TINY = {"games": 2, "rounds": 2, "turns": 2}
 
 
 class _NullSmtp:
-    """An SMTP connection that accepts every message and keeps none of it."""
+    """An SMTP connection that keeps no message."""
 
     def __init__(self, host: str, port: int, **params: Any) -> None:
         pass
@@ -78,8 +75,6 @@ def run(args: argparse.Namespace) -> int:
     from notifications.tasks import deliver_game_notifications
 
     class NullSmtpBackend(EmailBackend):
-        """Django's SMTP backend (it serialises every message) over ``_NullSmtp``."""
-
         connection_class = _NullSmtp
 
     globals()["NullSmtpBackend"] = NullSmtpBackend  # importable by the setting's path

@@ -1,10 +1,8 @@
 """Engine checksum, run by hand before and after a change meant to make the engine faster.
 
-Plays seeded random games of every game and player count and hashes, at every step, the legal
-list, every view (all, each player, a spectator), the snapshot and the action chosen; at some
-steps the error (message id and parameters) of actions that are not legal then, and the action
-a copy and the greedy bot choose; at the end the scores, winners and the replay of the record.
-Equal digests before and after mean the same answers over those games.
+Hashes seeded random games of every game and player count: at every step the legal list, the
+views, the snapshot and the action; at some the errors of illegal actions and the greedy bot's
+choice; at the end the scores, winners and replay. Equal digests: the same answers.
 """
 
 from __future__ import annotations

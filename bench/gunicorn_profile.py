@@ -1,8 +1,5 @@
-"""gunicorn's production settings (gunicorn.conf.py) plus cProfile around each POST, for
-bench/profile_action.py ``--http``: the worker profiles every request whose path ends in
-``/act/``, from the moment gunicorn has parsed it until its after-response work and the
-collection after it are done, on the process's CPU clock, and writes the table to
-``PROFILE_OUT`` when it exits."""
+"""gunicorn.conf.py plus cProfile (CPU clock) around each ``/act/`` POST and its after-response
+work, for bench/profile_action.py ``--http``; written to ``PROFILE_OUT`` when the worker exits."""
 
 from __future__ import annotations
 

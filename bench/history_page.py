@@ -1,11 +1,9 @@
 """The history page of a long game (issue 32), run by hand (docs/benchmarks.md).
 
-A three-player board game of random moves played through the services into a SQLite database
-of its own, then the server's CPU per GET of its history page (Django's test client, DEBUG off)
-at the last position, the start and the middle: median and best, the page's size and elements.
-Target: under 100 ms of CPU for a 600-event game, at most 1,500 elements. ``--gc server`` runs
-the cycle collector as gunicorn.conf.py does (off during a GET, collected after each response,
-timed apart); ``--gc auto`` leaves it automatic, as the figures before 2026-11-29 did.
+A three-player game of random moves through the services on SQLite, then the CPU per GET of
+its history page (test client, DEBUG off) at the end, the start and the middle, its size and
+elements. Target: under 100 ms for 600 events, at most 1,500 elements. ``--gc server`` runs the
+cycle collector as gunicorn.conf.py does (timed apart); ``--gc auto`` leaves it automatic.
 """
 
 from __future__ import annotations
@@ -28,15 +26,13 @@ from bench.measure import median
 
 TARGET_CPU_MS = 100.0
 MOST_ELEMENTS = 1500
-#: ``--tiny`` (tests/bench/): a short game, each page timed twice
 TINY = {"events": 40, "repeats": 2}
 #: a three-player deal whose random game runs past 600 events (tests/games/test_history_size)
 DEAL_SEED = 30
 
 
 def site_env(folder: Path) -> dict[str, str]:
-    """The site's production settings on a SQLite file in ``folder``, static files unhashed
-    (nothing to collect), tasks kept in memory (no worker), no email leaving the folder."""
+    """Production settings on SQLite in ``folder``, static files unhashed, tasks in memory."""
     storage = "django.contrib.staticfiles.storage.StaticFilesStorage"
     module = common.settings_module(folder, "bench_history_settings", (
         f'STORAGES = {{"default": {{"BACKEND": "django.core.files.storage.FileSystemStorage"}}, '
@@ -77,8 +73,7 @@ def long_game(events: int) -> tuple[object, object]:
 
 
 class Collector:
-    """Python's cycle collector as a gunicorn worker runs it (gunicorn.conf.py's
-    ``post_worker_init`` and ``post_request``, the project's own file), or left automatic."""
+    """Python's cycle collector as gunicorn.conf.py's hooks run it, or left automatic."""
 
     def __init__(self, mode: str) -> None:
         self.hooks: dict[str, Any] = {}
@@ -89,15 +84,13 @@ class Collector:
             self.hooks["post_worker_init"](self.worker)
 
     def after_response(self) -> None:
-        """The worker's collection once a response is sent, timed apart from the GET."""
         if self.hooks:
             start = time.process_time()
             self.hooks["post_request"](self.worker, None, None, None)
             self.after_ms.append((time.process_time() - start) * 1000)
 
     def close(self) -> str:
-        """How the collector ran, with the CPU of the full collection a worker makes every
-        ``GC_FULL_EVERY`` requests (timed now: too rare to fall in a run's GETs)."""
+        """How the collector ran, with the CPU of the full collection every ``GC_FULL_EVERY``."""
         if not self.hooks:
             return "cycle collector: automatic, its collections inside the GETs"
         start = time.process_time()
@@ -169,7 +162,7 @@ def main(argv: list[str] | None = None) -> int:
             ("history page", "CPU median", "CPU best", "collection after", "size", "elements"),
             rows,
         )))  # fmt: skip
-        # the target holds for every position's median, not only for all GETs' together
+        # the target holds for every position's median
         mark = "ok" if max(medians) < TARGET_CPU_MS else f"ABOVE {TARGET_CPU_MS:.0f} ms"
         most = max(row[5] for row in rows)
         print(

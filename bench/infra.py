@@ -1,11 +1,9 @@
-"""Local services for the benchmarks, all on loopback: a private Redis, an SMTP server that
-counts, Celery workers and beat, web servers; each started by the benchmark and stopped through
-its own handle (the PostgreSQL server is the only shared one: see bench/common.py)."""
+"""The benchmarks' local services on loopback (a private Redis, a counting SMTP server, Celery
+workers and beat, web servers), each stopped through its own handle."""
 
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import ipaddress
 import logging
 import os
@@ -35,15 +33,13 @@ _ports_lock = threading.Lock()
 
 
 def use_ports(ports: range) -> None:
-    """Start every later service on a port of ``ports`` (on a machine shared by several
-    people, each keeps to their own range)."""
+    """Start every later service on a port of ``ports`` (each person's own range)."""
     global _ports
     _ports = ports
 
 
 def port_free(port: int) -> bool:
-    """Nobody listens on ``port`` (connections of an earlier server waiting out their close
-    do not count: the servers bind with SO_REUSEADDR too)."""
+    """Nobody listens on ``port`` (closing connections do not count: SO_REUSEADDR)."""
     with socket.socket() as sock:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
@@ -69,7 +65,6 @@ def free_port(ports: range | None = None) -> int:
 
 
 def parse_ports(text: str) -> range:
-    """``"7900-7999"`` → range(7900, 8000)."""
     first, _, last = text.partition("-")
     return range(int(first), int(last or first) + 1)
 
@@ -87,8 +82,7 @@ def wait_until(
 
 
 def loopback_address(host: str) -> str:
-    """The loopback IP ``host`` names; anything that is not loopback is refused, so no
-    benchmark traffic can leave the machine."""
+    """The loopback IP ``host`` names; anything else is refused (no traffic leaves)."""
     addresses = [info[4][0] for info in socket.getaddrinfo(host, None, type=socket.SOCK_STREAM)]
     if not addresses or not all(ipaddress.ip_address(a).is_loopback for a in addresses):
         raise ValueError(f"{host} is not a loopback address ({addresses})")
@@ -98,13 +92,12 @@ def loopback_address(host: str) -> str:
 
 # -- PostgreSQL and the site's environment -------------------------------------------------------
 def pg_url(server: str, name: str) -> str:
-    """``server`` is e.g. postgres://postgres@127.0.0.1:5432 (loopback only)."""
     loopback_address(urlsplit(server).hostname or "")
     return f"{server.rstrip('/')}/{name}"
 
 
 def recreate_database(server: str, name: str) -> str:
-    """Drop and create one of the benchmarks' own databases (loopback only); its URL."""
+    """Drop and create one of the benchmarks' own databases; its URL."""
     url = pg_url(server, name)
     create_database(server, name, drop=True)
     return url
@@ -124,8 +117,7 @@ def site_env(
         "EMAIL_URL": f"smtp://{LOOPBACK}:{smtp_port}",
         "SITE_URL": site_url,
         "PYTHONPATH": str(REPO),
-        # players here act seconds apart: with quiet while active (notifications/quiet.py)
-        # their turn emails would wait ten minutes; the benchmarks count every one at once
+        # players act seconds apart: their turn emails would wait (notifications/quiet.py)
         "NOTIFICATION_QUIET_MINUTES": "0",
         **extra,
     }
@@ -155,8 +147,7 @@ class Service:
 # -- Redis -----------------------------------------------------------------------------------------
 class PrivateRedis(Service):
     """A redis-server of our own on a free loopback port, without persistence; with a
-    ``folder``, ``stop(keep_data=True)`` saves its keys there and ``start`` loads them again
-    (Redis that was away, not Redis that lost everything: the cache outage tests)."""
+    ``folder``, ``stop(keep_data=True)`` saves its keys for ``start`` to load."""
 
     def __init__(self, folder: Path | None = None) -> None:
         self.port = free_port()
@@ -205,9 +196,8 @@ _MESSAGE_ID = re.compile(rb"^Message-ID:\s*(\S+)", re.IGNORECASE | re.MULTILINE)
 
 
 class SmtpCounter(Service):
-    """An aiosmtpd server on loopback that keeps no message, only counts: per recipient, per
-    Message-ID (one per notification key, see notifications.emails) and SMTP connections. With
-    ``delay`` it answers each message that many seconds late."""
+    """An aiosmtpd server that only counts: per recipient, per Message-ID and connections; with
+    ``delay`` it answers each message that late."""
 
     def __init__(self, delay: float = 0.0) -> None:
         self.port = free_port()
@@ -220,7 +210,6 @@ class SmtpCounter(Service):
         self._controller: Any = None
 
     async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
-        """aiosmtpd's handler of a message: counted, not kept."""
         if self.delay:
             await asyncio.sleep(self.delay)  # a slow mail server: sends overlap
         found = _MESSAGE_ID.search(envelope.content.split(b"\r\n\r\n", 1)[0])
@@ -240,8 +229,7 @@ class SmtpCounter(Service):
     def start(self) -> Self:
         from aiosmtpd.controller import Controller
 
-        # aiosmtpd logs every SMTP command at INFO: in the project's logging that is a JSON
-        # line per command, which would cost the benchmark more than the counting does
+        # a log line per SMTP command would cost more than the counting
         logging.getLogger("mail.log").setLevel(logging.WARNING)
         self._controller = Controller(self, hostname=LOOPBACK, port=self.port)
         self._controller.start()
@@ -255,7 +243,7 @@ class SmtpCounter(Service):
 
 # -- processes -------------------------------------------------------------------------------------
 def stop_process(proc: subprocess.Popen[bytes] | None) -> None:
-    """Stop one process this benchmark started (by its handle): TERM, then KILL."""
+    """Stop one process this benchmark started: TERM, then KILL."""
     if proc is None or proc.poll() is not None:
         return
     proc.terminate()
@@ -269,7 +257,7 @@ def stop_process(proc: subprocess.Popen[bytes] | None) -> None:
 def serve(
     command: list[str], env: dict[str, str], log: Path, port: int, cwd: Path = REPO
 ) -> subprocess.Popen[bytes]:
-    """Start a server process (its output into ``log``) and wait until ``port`` answers."""
+    """Start a server process (output into ``log``) and wait until ``port`` answers."""
     proc = subprocess.Popen(
         command, cwd=cwd, env=env, stdout=log.open("ab"), stderr=subprocess.STDOUT
     )
@@ -320,7 +308,7 @@ class _Process(Service):
 
 
 class CeleryWorker(_Process):
-    """``celery worker`` in its own process, the solo pool (one task at a time, in it)."""
+    """``celery worker`` in its own process, the solo pool."""
 
     def __init__(self, name: str, env: dict[str, str], log: Path) -> None:
         super().__init__(env, log)
@@ -348,13 +336,11 @@ class CeleryWorker(_Process):
         return text.count("] received") == text.count(" succeeded in ") + text.count(" raised ")
 
     def cpu_seconds(self) -> float:
-        """User and system CPU time so far of the worker and its pool's children (Linux)."""
         return 0.0 if self.proc is None else tree_cpu_ms(self.proc.pid) / 1000
 
 
 class CeleryBeat(_Process):
-    """``celery beat``: the one scheduler of the periodic tasks (settings.CELERY_BEAT_SCHEDULE).
-    Its schedule file goes under the VAR_DIR of ``env``."""
+    """``celery beat``, its schedule file under the VAR_DIR of ``env``."""
 
     name = "beat"
 
@@ -366,23 +352,19 @@ class CeleryBeat(_Process):
 
 
 class WebServer(_Process):
-    """gunicorn with ``workers`` processes when it is installed, else Django's threaded
-    runserver (one process, a thread per request)."""
+    """gunicorn (a dependency of the site) with ``workers`` processes of 4 threads."""
 
     name = "the web server"
 
     def __init__(self, env: dict[str, str], log: Path, workers: int) -> None:
         super().__init__(env, log)
         self.port = free_port()
-        bind = f"{LOOPBACK}:{self.port}"
-        self.description = "manage.py runserver (threaded, one process; gunicorn is not installed)"
-        self.command = [sys.executable, "manage.py", "runserver", bind, "--noreload"]
-        if importlib.util.find_spec("gunicorn") is not None:
-            self.description = f"gunicorn, {workers} workers x 4 threads"
-            self.command = [
-                sys.executable, "-m", "gunicorn", "keltis_site.wsgi:application", "--bind", bind,
-                "--workers", str(workers), "--threads", "4", "--access-logfile", "-",
-            ]  # fmt: skip
+        self.description = f"gunicorn, {workers} workers x 4 threads"
+        self.command = [
+            sys.executable, "-m", "gunicorn", "keltis_site.wsgi:application", "--bind",
+            f"{LOOPBACK}:{self.port}", "--workers", str(workers), "--threads", "4",
+            "--access-logfile", "-",
+        ]  # fmt: skip
 
     @property
     def url(self) -> str:

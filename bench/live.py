@@ -5,12 +5,10 @@ it counts connections):
         [--redis redis://127.0.0.1:6379/13] [--connection-limit 50] [--drop] [--tiny]
     .venv/bin/python bench/live.py --sqlite [--pages 1000]   # the embedded default
 
-For each size: a fresh stream server (uvicorn, DEBUG off), N Server-Sent Events streams opened
-by asyncio clients of this process, one move through ``action_submit`` here, each stream's
-latency from the commit to the event, the server's memory, threads, CPU and database
-connections; then, the streams still open, moves, page reads and the reference, interleaved.
-On PostgreSQL the site connects as a role of the database's name with a connection limit (the
-server is shared); on SQLite the server's open handles of the file are counted.
+For each size: a fresh stream server (uvicorn, DEBUG off), N Server-Sent Events streams, one
+move through ``action_submit`` here and each stream's latency from its commit, the server's
+memory, CPU and database connections (on PostgreSQL a role with a connection limit, on SQLite
+its open handles of the file); then moves, page reads and the reference, the streams open.
 """
 
 from __future__ import annotations
@@ -39,32 +37,28 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench import common
 from bench.common import ROOT, markdown_table
-from bench.infra import free_port, port_free, serve, stop_process
+from bench.infra import free_port, manage, port_free, serve, stop_process
 from bench.measure import Reference, Series, django_pg_settings, median, p95
 from bench.measure import process_cpu_ms as cpu_ms
 
-#: ``--tiny`` (tests/bench/, tests/live/test_bench_live.py): five streams, two repeats
 TINY = {"pages": [5], "repeats": 2, "timeout": 30.0}
-#: the ports this bench takes the first free one of (tests/live uses 8400-8499 as well)
+#: the ports this bench takes the first free one of
 PORTS = range(8450, 8500)
 #: issue 31: a move's event reaches 95% of the open pages within this
 WITHIN_S = 2.0
 #: application_name of each process's connections (how pg_stat_activity tells them apart)
 SERVER_APP = "keltis-bench-live-stream"
 BENCH_APP = "keltis-bench-live"
-#: the stream server's per-visitor caps (live/, issue 31), lifted above the streams opened
+#: the stream server's per-visitor caps (live/), lifted above the streams opened
 CAP_VARIABLES = (
-    "LIVE_STREAMS_PER_ADDRESS",
-    "LIVE_STREAMS_PER_USER",
-    "LIVE_STREAM_OPENS_PER_MINUTE",
-)
+    "LIVE_STREAMS_PER_ADDRESS", "LIVE_STREAMS_PER_USER", "LIVE_STREAM_OPENS_PER_MINUTE",
+)  # fmt: skip
 
 T = TypeVar("T")
 Stream = tuple[asyncio.StreamReader, asyncio.StreamWriter]
 
 
 def sizes(text: str) -> list[int]:
-    """``1000,5000`` (underscores allowed): the numbers of streams, run in turn."""
     values = [int(part.replace("_", "")) for part in text.split(",") if part.strip()]
     if not values or min(values) < 1:
         raise argparse.ArgumentTypeError(f"{text!r}: at least one number of streams, each >= 1")
@@ -92,16 +86,12 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
 
 # -- this machine --------------------------------------------------------------------------------
 def proc_status(pid: int, key: str) -> int:
-    """The number /proc/<pid>/status gives ``key`` (VmRSS in kB, Threads); 0 once gone."""
+    """/proc/<pid>/status's number for ``key`` (VmRSS in kB, Threads); 0 once gone."""
     with contextlib.suppress(OSError):
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():
             if line.startswith(f"{key}:"):
                 return int(line.split()[1])
     return 0
-
-
-def rss_mib(pid: int) -> float:
-    return proc_status(pid, "VmRSS") / 1024
 
 
 def open_handles(pid: int, path: Path) -> int:
@@ -129,16 +119,15 @@ class Postgres:
         self.monitor: Any = None
 
     def url(self, application_name: str) -> str:
-        """The role's URL of the bench database (no password: trust on loopback, as here)."""
+        """The role's URL of the bench database (no password: trust on loopback)."""
         parts = urlsplit(self.admin_url)
         netloc = f"{self.name}@{parts.hostname or '127.0.0.1'}:{parts.port or 5432}"
         query = f"application_name={application_name}"
         return urlunsplit((parts.scheme, netloc, f"/{self.name}", query, ""))
 
     def prepare(self, connection_limit: int) -> str:
-        """The role (with its connection limit) and the database it owns, created if missing
-        (says which). A database of that name that this bench did not make (another owner) is
-        left alone: the run stops."""
+        """The role (with its connection limit) and its database, created if missing (says
+        which); a database of another owner stops the run."""
         import psycopg
         from psycopg import sql
 
@@ -172,8 +161,7 @@ class Postgres:
         return "created"
 
     def connections(self) -> str:
-        """pg_stat_activity's rows of the bench database but this process's (by
-        application_name), with how they were counted."""
+        """pg_stat_activity's rows of the bench database but this process's, and how counted."""
         total, own, named = self.monitor.execute(
             "SELECT count(*), count(*) FILTER (WHERE application_name = %s),"
             " count(*) FILTER (WHERE application_name = %s)"
@@ -194,8 +182,7 @@ class Postgres:
         return f"max_connections {row[0]} ({row[1]} reserved for superusers), {row[2]} in use now"
 
     def new_connection(self) -> str:
-        """Whether one more connection of the role is accepted now (a new web or worker
-        process opening its first), and in how long."""
+        """Whether one more connection of the role is accepted now, and in how long."""
         import psycopg
 
         started = time.perf_counter()
@@ -209,9 +196,8 @@ class Postgres:
 
 # -- the site's processes ------------------------------------------------------------------------
 def site_env(folder: Path, database_url: str, pubsub_url: str) -> dict[str, str]:
-    """The environment of every process of the site here: production's settings (DEBUG off,
-    with the static files collected into ``folder``), the bench's database and transport, a
-    task queue and cache of its own in ``folder`` (no task reaches anybody's worker)."""
+    """Production's settings for the site's processes here, its static files, task queue and
+    cache in ``folder`` (no task reaches anybody's worker)."""
     return common.production_env(
         DJANGO_SETTINGS_MODULE=common.settings_module(folder, "bench_live_settings"),
         PYTHONPATH=os.pathsep.join(
@@ -227,7 +213,6 @@ def site_env(folder: Path, database_url: str, pubsub_url: str) -> dict[str, str]
 
 @contextlib.contextmanager
 def stream_server(env: dict[str, str], port: int, log: Path) -> Iterator[subprocess.Popen[bytes]]:
-    """uvicorn serving keltis_site.asgi on ``port``, started and answering; stopped after."""
     if not port_free(port):
         raise SystemExit(f"bench/live.py: port {port} is taken")
     server = serve(
@@ -245,7 +230,7 @@ def stream_server(env: dict[str, str], port: int, log: Path) -> Iterator[subproc
 
 
 def log_summary(log: Path, start: int) -> str:
-    """The stream server's log of this size (from byte ``start``): lines, and the last error."""
+    """The stream server's log from byte ``start``: lines, and the last error."""
     try:
         lines = log.read_bytes()[start:].decode(errors="replace").splitlines()
     except OSError:
@@ -257,8 +242,7 @@ def log_summary(log: Path, start: int) -> str:
 
 # -- this process's Django: one thread, so one connection ----------------------------------------
 class Site:
-    """The site's services in this process, every call in one thread (Django's connection is
-    the thread's: this process holds one, opened before the streams)."""
+    """The site's services in this process, every call in one thread (so one connection)."""
 
     def __init__(self) -> None:
         self.pool = ThreadPoolExecutor(1, thread_name_prefix="django")
@@ -278,8 +262,7 @@ class Site:
         return await asyncio.get_running_loop().run_in_executor(self.pool, func, *args)
 
     def game(self) -> tuple[int, list[Any]]:
-        """A running two-player game of new players (the database may be reused), its page
-        read once."""
+        """A running two-player game of new players, its page read once."""
         from accounts.models import User
         from games.services import game_create, game_join
 
@@ -308,8 +291,7 @@ class Site:
         }  # fmt: skip
 
     def first_move(self, game_id: int, users: list[Any]) -> tuple[float, float]:
-        """A move, and when it committed (an on-commit callback registered before the
-        action's own hooks: the publish among them) and when the call returned."""
+        """A move: when it committed (a hook before the action's own) and when it returned."""
         from django.db import transaction
 
         from games.services import action_submit
@@ -322,7 +304,7 @@ class Site:
         return committed[0], time.perf_counter()
 
     def move(self, game_id: int, users: list[Any]) -> tuple[float, float]:
-        """Another move: its wall ms and this thread's CPU ms (reading the game included)."""
+        """Another move: its wall ms and this thread's CPU ms."""
         from games.services import action_submit
 
         start, cpu = time.perf_counter(), time.thread_time()
@@ -330,7 +312,7 @@ class Site:
         return (time.perf_counter() - start) * 1000, (time.thread_time() - cpu) * 1000
 
     def page(self, game_id: int, user: Any) -> tuple[float, float]:
-        """The game page as its player reads it (Django's test client): wall and CPU ms."""
+        """The game page as its player reads it (test client): wall and CPU ms."""
         from django.test import Client
 
         client = Client()
@@ -345,8 +327,7 @@ class Site:
 
 # -- the streams ---------------------------------------------------------------------------------
 async def open_stream(port: int, game_id: int, timeout: float) -> tuple[str, Stream | None]:
-    """One page's stream: ("open", the stream) once its first line came, else what came
-    instead ("HTTP 500", "timeout", "ConnectionResetError", ...)."""
+    """One page's stream: ("open", it) once its first line came, else what came instead."""
     writer = None
     try:
         async with asyncio.timeout(timeout):
@@ -410,7 +391,6 @@ def ms(values: list[float], pick: Callable[[list[float]], float]) -> str:
 
 
 def cpu_used(what: str, before: float | None, after: float | None) -> str:
-    """``what`` and the CPU ms between two readings (nothing where one is missing)."""
     return f"{what} {after - before:.0f} ms" if before is not None and after is not None else ""
 
 
@@ -434,7 +414,7 @@ async def measure(
     if warm is not None:
         warm[1].close()
     await asyncio.sleep(0.5)
-    rss_before, cpu_before = rss_mib(pid), cpu_ms(pid)
+    rss_before, cpu_before = proc_status(pid, "VmRSS") / 1024, cpu_ms(pid)
     print(
         f"stream server (pid {pid}) before: RSS {rss_before:.1f} MiB, "
         f"{proc_status(pid, 'Threads')} threads; database connections {connections()}; "
@@ -458,7 +438,7 @@ async def measure(
             f"{pages - len(streams)}{f' ({refused})' if refused else ''}"
         )
         await asyncio.sleep(1.0)  # the server settles (threads of refused streams end)
-        rss_after, cpu_opened = rss_mib(pid), cpu_ms(pid)
+        rss_after, cpu_opened = proc_status(pid, "VmRSS") / 1024, cpu_ms(pid)
         result.rss = (rss_before, rss_after)
         result.connections = connections()
         per = result.per_stream_kib()
@@ -513,25 +493,20 @@ async def measure(
         ref = Reference()
         failures: Counter[str] = Counter()
 
-        def timed(series: Series, func: Callable[..., tuple[float, float]], *a: Any) -> None:
+        def attempt(what: str, func: Callable[..., Any], *a: Any) -> Any:
             try:
-                wall, cpu = func(*a)
+                return func(*a)
             except Exception as exc:
-                failures[f"{series.what}: {type(exc).__name__}: {str(exc).strip()[:160]}"] += 1
-                return
-            series.add([wall], cpu)
+                failures[f"{what}: {type(exc).__name__}: {str(exc).strip()[:160]}"] += 1
 
-        def reference() -> None:
-            try:
-                ref.measure()
-            except Exception as exc:
-                failures[f"reference: {type(exc).__name__}: {str(exc).strip()[:160]}"] += 1
+        timed = ((result.page, site.page, users[0]), (result.move, site.move, users))
 
         def repeats() -> None:  # interleaved: the three share the minutes of the run
             for _ in range(args.repeats):
-                timed(result.page, site.page, game_id, users[0])
-                timed(result.move, site.move, game_id, users)
-                reference()
+                for series, func, who in timed:
+                    if figures := attempt(series.what, func, game_id, who):
+                        series.add([figures[0]], figures[1])
+                attempt("reference", ref.measure)
 
         await site.acall(repeats)
         print(f"meanwhile, {len(streams)} streams open, {args.repeats} repeats in this process:")
@@ -598,20 +573,16 @@ def run(args: argparse.Namespace) -> int:
                 f"database: PostgreSQL {db.name} ({done}), as role {db.name} (connection "
                 f"limit {limit}); server: {db.settings_line()}"
             )
-            env = site_env(folder, db.url(BENCH_APP), transport)
         else:
             print(f"database: SQLite {db_file}")
-            env = site_env(folder, f"sqlite:///{db_file}", transport)
+        env = site_env(folder, db.url(BENCH_APP) if db else f"sqlite:///{db_file}", transport)
         print(
             f"transport: {'Redis pub/sub ' + args.redis if args.redis else 'Unix socket'}; "
             f"stream server on 127.0.0.1:{port}; open files: soft limit {soft} (hard {hard}), "
             f"the stream server's the same"
         )
-        for command in (["migrate"], ["collectstatic", "--noinput"]):  # DEBUG off: hashed names
-            subprocess.run(
-                [sys.executable, "manage.py", *command, "--verbosity", "0"],
-                cwd=ROOT, env={**os.environ, **env}, check=True,
-            )  # fmt: skip
+        manage({**os.environ, **env}, "migrate")
+        manage({**os.environ, **env}, "collectstatic", "--noinput")  # DEBUG off: hashed names
         common.setup_django(env)
         logging.getLogger("kombu").setLevel(logging.ERROR)  # the file queue's hostname notice
         from django.conf import settings

@@ -1,10 +1,8 @@
 """HTTP load test, run by hand (docs/benchmarks.md says what it checks).
 
-The real site on loopback (gunicorn, or Django's threaded runserver) with production settings
-on a fresh PostgreSQL database, a private Redis, W web servers and K Celery workers each with
-a VAR_DIR of its own (as on machines of their own), one beat and a counting SMTP server;
-simulated players (bench/players.py) play every game to its end through the pages, some
-POSTs sent twice at once. Exit status 1 when a check failed.
+The real site on loopback with production settings on a fresh PostgreSQL database, a private
+Redis, W web servers and K Celery workers each with its own VAR_DIR, one beat and a counting SMTP
+server; simulated players (bench/players.py) play every game to its end. Exit 1 on a failure.
 """
 
 from __future__ import annotations
@@ -35,8 +33,6 @@ BEAT_FILES = "celerybeat-schedule"
 KINDS = ("keltis", "keltis-cards")
 PASSWORD = "load test pass phrase 7"
 HEALTH_TOKEN = "load-test-health-token"
-#: ``--tiny`` (tests/bench/): two games with a few actions left each, quick polls, one web
-#: process, and the heartbeats beat would queue in its first minute queued at once
 TINY = {
     "players": 4, "games": 2, "leave": 8, "poll": 0.2, "double_every": 3, "form_logins": 1,
     "web_workers": 1, "max_seconds": 120.0, "heartbeats_now": True,
@@ -44,7 +40,7 @@ TINY = {
 
 
 def tables(games: int) -> list[tuple[str, int]]:
-    """Both kinds alternately, 2, 3 and 4 players in turn: every mix appears by 6 games."""
+    """Both kinds alternately, 2, 3 and 4 players in turn."""
     return [(KINDS[i % 2], 2 + (i // 2) % 3) for i in range(games)]
 
 
@@ -64,7 +60,6 @@ def drain_emails(timeout: float) -> dict[str, int]:
 
 
 def health(url: str) -> dict[str, Any]:
-    """What GET /healthz tells a bearer of HEALTH_TOKEN: the status and every check."""
     auth = {"Authorization": f"Bearer {HEALTH_TOKEN}"}
     try:
         with urllib.request.urlopen(urllib.request.Request(f"{url}/healthz", headers=auth),
@@ -75,9 +70,7 @@ def health(url: str) -> dict[str, Any]:
 
 
 def all_up(urls: list[str], timeout: float) -> dict[str, dict[str, Any]]:
-    """Each web server's /healthz once every one says "up" (the heartbeats of worker and
-    sweep are in the shared cache), or what they said when ``timeout`` ran out: beat queues
-    its first deadline sweep a minute after it starts."""
+    """Each web server's /healthz once all say "up", or when ``timeout`` ran out."""
     said: dict[str, dict[str, Any]] = {}
 
     def check() -> bool:
@@ -137,21 +130,16 @@ def run(args: argparse.Namespace) -> int:
             database_url=infra.recreate_database(args.pg, args.database),
             broker_url=redis.url(0),
             smtp_port=smtp.port,
-            # one public address for every host (a load balancer's): links in emails and
-            # their Message-IDs must not depend on the host that made them
+            # one public address for every host: emails must not depend on the host
             site_url=webs[0].url,
-            # shared by web processes and workers, as in production
             CACHE_URL=f"rediscache://127.0.0.1:{redis.port}/1",
-            # a simulated player acts far faster than the 60 a minute allowed a person
             ACTION_RATE_LIMIT="100000/m",
             HEALTH_TOKEN=HEALTH_TOKEN,
-            # DEBUG off serves the collected files: collected here, not into the checkout
             STATIC_ROOT=str(logs / "static"),
         )
         var_dirs: dict[str, Path] = {}
 
         def host_env(name: str) -> dict[str, str]:
-            """``env`` with a VAR_DIR of the host's own: an empty folder nobody else sees."""
             var_dirs[name] = logs / f"var-{name}"
             var_dirs[name].mkdir()
             return {**env, "VAR_DIR": str(var_dirs[name])}
@@ -173,8 +161,6 @@ def run(args: argparse.Namespace) -> int:
         wait_until(beat.ready, 60, "celery beat")
 
         print(django_pg_settings())
-        # the reference workload (bench/measure.py) before and after the players' run: the
-        # web servers' CPU per request is compared with it
         reference = Reference()
         reference.measure()
         setup_start = time.monotonic()
@@ -231,9 +217,8 @@ def run(args: argparse.Namespace) -> int:
         reference.measure()
 
         outbox = drain_emails(60)
-        # every host sees the heartbeats the workers left, and a session ended on one host is
-        # ended on all: its old cookie (a copy, as a thief's) logs in nowhere any more, which
-        # a host that kept the session in a cache of its own would still accept
+        # every host sees the heartbeats; a session ended on one host (a copy of its cookie
+        # kept, as a thief's) logs in on none
         healths = all_up(urls, 120)
         with suppress(play.OutOfBudget):  # reported below as "stopped early"
             for player in players:
@@ -247,26 +232,26 @@ def run(args: argparse.Namespace) -> int:
                         )
         time.sleep(1)  # a doubled email would arrive after the last row was marked sent
         worker_cpu = [w.cpu_seconds() - cpu for w, cpu in zip(workers, worker_cpu, strict=True)]
-        problems = list(ledger.problems) + [f"unexpected answer: {u}" for u in stats.unexpected]
-        if budget.exhausted:
-            problems.append(f"stopped early: {budget.exhausted}")
-        problems += play.verify(ledger, game_ids, played_before=played_before)
-        doubled = {k: n for k, n in smtp.message_ids.items() if n > 1}
-        if doubled:
-            problems.append(f"emails received more than once: {sorted(doubled)[:5]}")
-        if smtp.count != outbox.get("sent", 0):
-            problems.append(f"{smtp.count} emails arrived, {outbox.get('sent', 0)} rows sent")
+        doubled = sorted(k for k, n in smtp.message_ids.items() if n > 1)
         unsent = {status: n for status, n in outbox.items() if status not in ("sent", "skipped")}
-        if unsent:
-            problems.append(f"emails not sent: {unsent}")
-        problems += [f"{url}/healthz: {r}" for url, r in healths.items() if r.get("status") != "up"]
         files = {
             name: sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file())
             for name, folder in var_dirs.items()
         }
+        problems = [*ledger.problems, *(f"unexpected answer: {u}" for u in stats.unexpected)]
+        if budget.exhausted:
+            problems.append(f"stopped early: {budget.exhausted}")
+        problems += play.verify(ledger, game_ids, played_before=played_before)
+        sent = outbox.get("sent", 0)
+        checks = {
+            f"emails received more than once: {doubled[:5]}": doubled,
+            f"{smtp.count} emails arrived, {sent} rows sent": smtp.count != sent,
+            f"emails not sent: {unsent}": unsent,
+        }
+        problems += [text for text, failed in checks.items() if failed]
+        problems += [f"{url}/healthz: {r}" for url, r in healths.items() if r.get("status") != "up"]
         for name, written in files.items():
-            own = [f for f in written if not (name == "beat" and f.startswith(BEAT_FILES))]
-            if own:
+            if own := [f for f in written if not (name == "beat" and f.startswith(BEAT_FILES))]:
                 problems.append(f"{name} wrote into its VAR_DIR: {own[:10]}")
 
         print()

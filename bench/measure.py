@@ -1,7 +1,6 @@
-"""How every benchmark that times requests takes its figures (issue 21; docs/benchmarks.md
-says why): the serving process's CPU per request from /proc over a batch, median and p95 over
-interleaved repeats, a reference workload measured in the same repeats, and the run's date,
-load average, machine and PostgreSQL settings."""
+"""How the benchmarks take their figures (docs/benchmarks.md says why): a process's CPU from
+/proc, median and p95 over interleaved repeats, a reference workload in the same repeats, and
+the run's machine, load and PostgreSQL settings."""
 
 from __future__ import annotations
 
@@ -15,7 +14,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 #: PostgreSQL's settings that change what a benchmark measures (printed with its figures)
 PG_SETTINGS = (
@@ -29,13 +28,13 @@ REFERENCE_LOOP = 20_000
 REFERENCE_QUERIES = 200
 
 CLOCK_TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+T = TypeVar("T")
 
 
 # -- CPU time of a process -------------------------------------------------------------------------
 def process_cpu_ms(pid: int, children: bool = False) -> float | None:
-    """User + system CPU time a process has used so far, in ms (Linux ``/proc``; None where
-    there is none). ``children``: with its reaped children's (a gunicorn master's, once a
-    worker was replaced)."""
+    """A process's user + system CPU ms so far (None if gone); ``children``: with its reaped
+    children's."""
     try:
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     except OSError:
@@ -54,10 +53,16 @@ def worker_pids(master: int) -> list[int]:
 
 
 def tree_cpu_ms(pid: int) -> float:
-    """CPU ms of a process and all its descendants, the live ones and those reaped (gunicorn
-    replaces a worker after max_requests: its CPU moves into the master's cutime)."""
+    """CPU ms of a process and all its descendants, alive or reaped."""
     own = process_cpu_ms(pid, children=True) or 0.0
     return own + sum(tree_cpu_ms(child) for child in worker_pids(pid))
+
+
+def timed(func: Callable[..., T], *args: Any) -> tuple[T, float]:
+    """``func(*args)`` and its wall ms."""
+    start = time.perf_counter()
+    value = func(*args)
+    return value, (time.perf_counter() - start) * 1000
 
 
 # -- statistics ----------------------------------------------------------------------------------
@@ -74,13 +79,11 @@ def p95(values: Sequence[float]) -> float:
 
 @dataclass
 class Series:
-    """One measured thing over the repeats of a run: the wall time of every request (ms) and
-    the CPU time per request of each repeat (ms: a batch's CPU divided by its requests)."""
+    """One measured thing over a run's repeats: each request's wall ms, and each repeat's CPU
+    ms per request (a batch's CPU over its requests)."""
 
     what: str
-    #: wall time of each request, every repeat together
     wall: list[float] = field(default_factory=list)
-    #: CPU per request, one value a repeat
     cpu: list[float] = field(default_factory=list)
     repeats: int = 0
     queries: list[float] = field(default_factory=list)
@@ -90,7 +93,6 @@ class Series:
     def add(
         self, wall: Sequence[float], cpu_total_ms: float | None, queries: float | None = None
     ) -> None:
-        """One repeat's batch: its requests' wall times and the CPU the batch used in all."""
         self.wall += wall
         self.repeats += 1
         if cpu_total_ms is not None and wall:
@@ -117,8 +119,7 @@ class Series:
 
 # -- the reference workload ----------------------------------------------------------------------
 def python_loop() -> float:
-    """A fixed pure-Python workload (dicts, strings, calls: what a request's Python does), its
-    CPU ms in this process."""
+    """A fixed pure-Python workload (dicts, strings, calls): its CPU ms in this process."""
     start = time.process_time()
     table: dict[str, int] = {}
     total = 0
@@ -131,8 +132,7 @@ def python_loop() -> float:
 
 
 def db_round_trip(queries: int = REFERENCE_QUERIES) -> tuple[float, float]:
-    """``SELECT 1`` through Django's connection ``queries`` times: the median wall ms of one,
-    and this process's CPU ms per query."""
+    """``SELECT 1`` through Django ``queries`` times: median wall ms, CPU ms per query."""
     from django.db import connection
 
     times = []
@@ -150,16 +150,14 @@ def db_round_trip(queries: int = REFERENCE_QUERIES) -> tuple[float, float]:
 
 @dataclass
 class Reference:
-    """The reference workload of each repeat: the pure-Python loop's CPU ms, the database
-    floor's wall ms (``SELECT 1``)."""
+    """Each repeat's reference: the loop's CPU ms, ``SELECT 1``'s wall ms."""
 
     loop_cpu: list[float] = field(default_factory=list)
     select1: list[float] = field(default_factory=list)
     select1_cpu: list[float] = field(default_factory=list)
 
     def measure(self) -> None:
-        """One repeat's reference (three loops, their best: the loop's own cost, not a
-        scheduler's hiccup)."""
+        """One repeat's (the best of three loops: not a scheduler's hiccup)."""
         self.loop_cpu.append(min(python_loop() for _ in range(3)))
         wall, cpu = db_round_trip()
         self.select1.append(wall)
@@ -187,7 +185,6 @@ class Reference:
 
 # -- the run's circumstances ---------------------------------------------------------------------
 def machine() -> str:
-    """Cores, CPU model and Python: what a figure from another machine differs by."""
     cpu = platform.processor() or platform.machine()
     with suppress(OSError):
         found = re.search(r"^model name\s*:\s*(.+)$", Path("/proc/cpuinfo").read_text(), re.M)
@@ -201,7 +198,6 @@ def load_average() -> str:
 
 
 def django_pg_settings() -> str:
-    """``SHOW`` of each of PG_SETTINGS through Django's connection, on one line."""
     from django.db import connection
 
     values = []
@@ -214,7 +210,7 @@ def django_pg_settings() -> str:
 
 @contextmanager
 def count_queries() -> Iterator[list[int]]:
-    """Count the queries Django sends (a wrapper: cheap enough to leave on while timing)."""
+    """Count the queries Django sends (cheap enough to leave on while timing)."""
     from django.db import connection
 
     box = [0]

@@ -1,9 +1,8 @@
 """Pairing benchmark, run by hand (docs/benchmarks.md).
 
-The time to seat one Swiss round of N players (default 10,000) at 4-player tables after R
-simulated rounds (seated by ``swiss_tables``, results drawn from the ratings, Elo rated), the
-same with the bottom players all having met (the search's worst case), and a matchmaker pass
-over N waiting league members (``tournaments.matchmaking``). Targets: under 1 s each.
+The time to seat one Swiss round of N players at 4-player tables after R simulated rounds,
+the same with the bottom players all having met (the worst case), and a matchmaker pass over
+N waiting league members. Targets: under 1 s each.
 """
 
 from __future__ import annotations
@@ -28,7 +27,6 @@ from tournaments.pairing import SwissPlayer, swiss_tables
 
 TARGET_SWISS_S = 1.0
 TARGET_MATCHMAKER_S = 1.0
-#: ``--tiny`` (tests/bench/): a field of 40 after two rounds, each pairing timed once
 TINY = {"players": 40, "rounds": 2, "repeats": 1}
 T = TypeVar("T")
 
@@ -103,8 +101,7 @@ def bench_swiss_round(args: argparse.Namespace) -> list[str]:
 
 
 def bench_swiss_dense_bottom(args: argparse.Namespace) -> list[str]:
-    """Worst case for the search: the lowest 12 players all met each other, so the exact
-    search runs out of budget and the greedy seating with swap repair takes over."""
+    """The worst case: the lowest 12 players all met, the greedy seating's repair takes over."""
     n = args.players
     players = [SwissPlayer(p, 0.0, 3000 - p * 0.1) for p in range(n)]
     history = [list(p) for p in itertools.combinations(range(n - 12, n), 2)]
@@ -116,10 +113,8 @@ def bench_swiss_dense_bottom(args: argparse.Namespace) -> list[str]:
 
 
 def bench_matchmaker(args: argparse.Namespace) -> list[str]:
-    """A matchmaker pass over N waiting league members (tables of 2-4): ratings drawn around
-    1500, 1-3 open slots each (so a pass seats in up to three waves), and the hardest history
-    for the repeat rule: every member's previous table is exactly the one the rating order
-    would cut again, so every first-wave table needs a repair."""
+    """A matchmaker pass over N waiting members (1-3 slots each), every previous table the one
+    the rating order would cut again: each first-wave table needs a repair."""
     rng = random.Random(args.seed)
     n = args.players
     fresh = [
@@ -154,7 +149,6 @@ def bench_matchmaker(args: argparse.Namespace) -> list[str]:
     ]
 
 
-#: name -> benchmark; each returns the lines it prints.
 BENCHES: dict[str, Callable[[argparse.Namespace], list[str]]] = {
     "swiss-round": bench_swiss_round,
     "swiss-dense-bottom": bench_swiss_dense_bottom,

@@ -1,9 +1,7 @@
 """Simulated players for the HTTP load test (bench/loadtest.py, tests/load/): each plays its
-games through the site's pages as a browser does (polls "my games", reads the action forms,
-lets a bot choose, POSTs, reads the answer), now and then submitting twice at once; ``verify``
-checks the database against what they were told. The HTTP part needs no Django; the setup and
-the checks import it lazily.
-"""
+games through the site's pages as a browser does, now and then submitting twice at once;
+``verify`` checks the database against what they were told. Only the setup and checks need
+Django (imported lazily)."""
 
 from __future__ import annotations
 
@@ -25,7 +23,7 @@ from bench.infra import loopback_address
 from bench.measure import median, p95
 
 MOVED_ON = "The game has moved on since this page was shown"
-#: the answer to a POST whose move was already made (its twin's, or its own first try)
+#: the answer to a POST whose move was already made (by its twin)
 MADE = "Your move was made."
 #: what a request of each kind must answer; anything else is reported
 EXPECTED_STATUS = {
@@ -91,7 +89,6 @@ class Stats:
         return Counter(s.server for s in self.samples)
 
     def report(self) -> list[str]:
-        """Requests/s overall, and count, median, p95 and max latency per kind of request."""
         elapsed = (self.ended or time.monotonic()) - self.started
         lines = [
             f"{len(self.samples)} requests in {elapsed:.1f} s: "
@@ -113,6 +110,7 @@ class Response:
     status: int
     location: str
     body: str
+    seconds: float = 0.0  # from the request's sending to its body read
 
 
 @dataclass(frozen=True)
@@ -130,10 +128,8 @@ class Server:
 
 
 class Http:
-    """One browser: its own cookies (kept whatever their Secure flag: production settings over
-    plain http), one connection per request, loopback only; with ``stats`` and a ``budget``
-    its requests are counted and capped. Given several web servers (``base_url`` a list), its
-    requests take them in turn from the ``first``, as a load balancer may send them."""
+    """One browser: its cookies (Secure or not), one connection per request, loopback only;
+    counted in ``stats``, capped by ``budget``; several servers taken in turn from ``first``."""
 
     def __init__(
         self, base_url: str | Sequence[str], stats: Stats | None = None,
@@ -147,12 +143,11 @@ class Http:
         self._turn = first
 
     def clone(self, ahead: int = 0) -> Http:
-        """A second tab of the same browser: same session, its own messages; its first request
-        goes to the server ``ahead`` places after this tab's next one."""
+        """A second tab: same session; its first request to the server ``ahead`` places on."""
         return Http(self.base_urls, self.stats, self.budget, self.cookies, first=self._turn + ahead)
 
     def at(self, base_url: str) -> Http:
-        """The same browser (one cookie jar, shared) talking to another server only."""
+        """The same browser (its cookie jar shared) talking to another server only."""
         other = Http(base_url, self.stats, self.budget)
         other.cookies = self.cookies
         return other
@@ -191,23 +186,19 @@ class Http:
             conn.close()
         if self.stats is not None:
             self.stats.add(Sample(kind, raw.status, seconds, server.host), text)
-        return Response(raw.status, raw.headers.get("Location", ""), text)
+        return Response(raw.status, raw.headers.get("Location", ""), text, seconds)
 
     def log_in(self, email: str, password: str) -> bool:
-        """The site's own login form (allauth), as a person fills it in."""
         token = Forms.parse(self.get("/accounts/login/", "login page").body).csrf
         form = {"csrfmiddlewaretoken": token, "login": email, "password": password}
         return self.post("/accounts/login/", "login", form).status == 302
 
     def log_out(self) -> bool:
         """The header's logout button: a POST with the CSRF token of the page it is on."""
-        token = Forms.parse(self.get("/games/mine/", "my games").body).csrf
-        return (
-            self.post("/accounts/logout/", "logout", {"csrfmiddlewaretoken": token}).status == 302
-        )
+        form = {"csrfmiddlewaretoken": Forms.parse(self.get("/games/mine/", "my games").body).csrf}
+        return self.post("/accounts/logout/", "logout", form).status == 302
 
     def signed_out(self) -> bool:
-        """ "My games" sends this browser to the login page (the next server's answer)."""
         answer = self.get("/games/mine/", "signed out")
         return answer.status == 302 and "/accounts/login/" in answer.location
 
@@ -220,10 +211,14 @@ class ActionForm:
     action: str
     seq: int
 
+    @property
+    def fields(self) -> dict[str, str]:
+        return {"csrfmiddlewaretoken": self.csrf, "action": self.action, "seq": str(self.seq)}
+
 
 class Forms(HTMLParser):
-    """The forms of a page: the game's action forms (class act-form), the first CSRF token,
-    the messages shown (level, text) and, on "my games", the running games (id, my turn)."""
+    """A page's action forms, first CSRF token, messages (level, text) and, on "my games", the
+    running games (id, my turn)."""
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
@@ -288,10 +283,8 @@ class Forms(HTMLParser):
 
 
 class PageBot:
-    """Chooses among the actions a page offers, from a seeded generator. It sees only the
-    page, not the engine's state, so it cannot be the greedy bot; it always draws from the deck
-    when it may, since a uniform choice draws from the discard piles as often and makes games
-    three to four times longer (see README, engine benchmark)."""
+    """Chooses among a page's actions, seeded; draws from the deck when it may (a uniform choice
+    makes games three to four times longer)."""
 
     def __init__(self, seed: int) -> None:
         self.rng = random.Random(seed)
@@ -313,8 +306,10 @@ class Accepted:
 
 @dataclass
 class Ledger:
+    """What the players were told: accepted POSTs, double submissions (game, seq, each tab's
+    outcome), problems."""
+
     accepted: list[Accepted] = field(default_factory=list)
-    #: double submissions: (game, seq, outcome of each tab: "won" / "made" / "moved on" / other)
     doubles: list[tuple[int, int, tuple[str, str]]] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     finished_players: int = 0
@@ -330,8 +325,8 @@ class Ledger:
 
 
 def outcome(page: Response | None) -> tuple[str, str]:
-    """'won', 'made' (the same move was made by its twin) or 'moved on' (with the message),
-    from the page the POST redirected to."""
+    """'won', 'made' (by its twin), 'moved on' (with the message) or other, from the page the
+    POST redirected to."""
     if page is None:
         return "no answer", ""
     messages = Forms.parse(page.body).messages
@@ -403,8 +398,7 @@ class SimulatedPlayer(threading.Thread):
 
     def _post(self, http: Http, form: ActionForm) -> Response | None:
         """POST the form; the page it redirects to (None when it did not redirect)."""
-        fields = {"csrfmiddlewaretoken": form.csrf, "action": form.action, "seq": str(form.seq)}
-        answer = http.post(form.url, "action", fields)
+        answer = http.post(form.url, "action", form.fields)
         if answer.status != 303 or not answer.location:
             return None
         return http.get(answer.location, "game page")
@@ -419,9 +413,8 @@ class SimulatedPlayer(threading.Thread):
         return page
 
     def submit_twice(self, game_id: int, form: ActionForm) -> Response | None:
-        """Two tabs of this browser POST the same form at the same moment (a double click on
-        a slow connection): exactly one must win, the other must hear its move was made (the
-        same move: games.services.retried_move), never an error."""
+        """Two tabs POST the same form at once (a double click): one must win, the other hear
+        its move was made (games.services.retried_move), never an error."""
         start = threading.Barrier(2)
 
         def post(tab: Http) -> Response | None:
@@ -455,8 +448,7 @@ def run_players(players: Sequence[SimulatedPlayer], stats: Stats) -> None:
 def create_players(
     count: int, prefix: str, *, form_logins: int = 0, password: str = ""
 ) -> list[Any]:
-    """``count`` verified players; the first ``form_logins`` get ``password`` (hashing it is
-    slow on purpose), the others log in by a session made here."""
+    """``count`` verified players; the first ``form_logins`` with ``password`` (slow to hash)."""
     from allauth.account.models import EmailAddress
     from django.contrib.auth import get_user_model
 
@@ -492,8 +484,7 @@ def session_cookies(user: Any) -> dict[str, str]:
 def create_games(
     users: Sequence[Any], tables: Iterable[tuple[str, int]], seed: int, days_per_move: int = 14
 ) -> list[int]:
-    """Start one game per (kind, player count), seating players from a seeded shuffle: the
-    services' own create and join, so each start queues its first turn email."""
+    """One game per (kind, player count), players from a seeded shuffle, by the services."""
     from games.services import game_create, game_join
 
     rng = random.Random(seed)
@@ -510,10 +501,8 @@ def create_games(
 
 
 def advance(game_id: int, *, leave: int, seed: int) -> int:
-    """Play a game on the server side (``action_submit``, as a bot's moves are) until about
-    ``leave`` actions are left for the page bot, so a short test still sees games end. No task
-    is queued meanwhile, and the emails these moves made due are marked skipped: their turns
-    are long over. Returns the game's seq afterwards."""
+    """Play a game server side (``action_submit``) until about ``leave`` actions are left for
+    the page bot, no task queued, the emails it made due skipped; the game's seq after."""
     from django.db import transaction
 
     from games import services, state
@@ -534,7 +523,6 @@ def advance(game_id: int, *, leave: int, seed: int) -> int:
         while engine.to_move == seat and (step := services.only_step(engine)) is not None:
             engine.apply(step, player=seat)
             planned.append((seat, step, True))
-    # one commit, not one per action: the setup is faster
     with without_after_commit_hooks(), transaction.atomic():
         for offset, (seat, action, automatic) in enumerate(planned[: max(0, len(planned) - leave)]):
             if not automatic:  # else the action before already took it
@@ -563,9 +551,8 @@ def _quiet(logger: str) -> Iterator[None]:
 def four_player_games(
     games: int, prefix: str, *, finish: bool, turns: int = 0, batch: int = 1
 ) -> list[int]:
-    """``games`` 4-player games (both kinds in turn) of fresh players, started through the
-    services with no task queued, ``batch`` a transaction; then decided (``finish``: a season's
-    close, ``game_finish_early``) or ``turns`` turns of random moves in. Their ids."""
+    """``games`` 4-player games (both kinds in turn) of fresh players, no task queued, ``batch``
+    a transaction; decided (``finish``) or ``turns`` turns of random moves in. Their ids."""
     from django.contrib.auth.hashers import make_password
     from django.db import transaction
     from django.utils import timezone
@@ -626,8 +613,7 @@ def requeue(rows: Any) -> int:
 
 
 def queue_again(kind: str) -> list[int]:
-    """Queue the ``kind`` rows again, every other row marked sent; their ids. Of the turn rows
-    only the turns on now: the sender skips a turn that moved on."""
+    """Queue the ``kind`` rows again (of turn rows the turns on now), every other row sent."""
     from django.db.models import F
 
     from notifications.models import Notification, NotificationKind, NotificationStatus
@@ -645,14 +631,9 @@ def queue_again(kind: str) -> list[int]:
 def verify(
     ledger: Ledger, game_ids: Sequence[int], played_before: dict[int, int] | None = None
 ) -> list[str]:
-    """What is wrong in the database given what the players were told; empty when all is well.
-
-    Every game ended; its events are seq 1..game.seq; each event after ``played_before[game]``
-    (those the setup played) is exactly one accepted POST (same move number, action and seat)
-    or the step the site took for the same seat right after (its only legal action), and no
-    accepted POST lacks its event; replaying the events gives the stored snapshot and
-    the seats' scores.
-    """
+    """What is wrong in the database given what the players were told: every game ended; each
+    event after ``played_before`` is one accepted POST or the site's forced step, and every
+    accepted POST has its event; the replay gives the snapshot and the scores."""
     from games import services
     from games.models import Event, Game, GameStatus, Seat, Snapshot
     from games.state import apply_stored, engine_replay, engine_start
@@ -674,8 +655,7 @@ def verify(
         )
         if [e[0] for e in events] != list(range(1, game.seq + 1)):
             problems.append(f"game {game.pk}: event seqs are not 1..{game.seq}")
-        # replayed alongside: an event no POST made is the site's own step, taken for the
-        # seat that acted just before, when it was that seat's only legal action
+        # an event no POST made is the site's forced step for the seat that acted just before
         replay = engine_start(game)
         first = (played_before or {}).get(game.pk, 0)
         previous_seat = None

@@ -1,10 +1,8 @@
 """Where an action POST's CPU goes, run by hand (docs/benchmarks.md).
 
-On bench/scale.py's filled database (``--db``, ``--broker``, ``--cache`` as there): the queries
-of one POST through Django's test client, the CPU per POST without the profiler beside the
-reference loop, then cProfile's table on the CPU clock and the share of CPU per package.
-``--http``: the same POSTs through gunicorn (bench/gunicorn_profile.py: cProfile around each
-POST in the worker), each after its page's GET, with the worker's CPU per POST from /proc.
+On bench/scale.py's filled database: one POST's queries (test client), the CPU per POST beside
+the reference loop, cProfile's table and the CPU per package. ``--http``: the POSTs through
+gunicorn (bench/gunicorn_profile.py), with the worker's CPU per POST.
 """
 
 from __future__ import annotations
@@ -30,7 +28,6 @@ import scale
 from bench.common import cli, dated
 from bench.measure import python_loop, worker_pids
 
-#: ``--tiny``: a few POSTs (tests/bench/)
 TINY = {"posts": 3, "lines": 10}
 
 
@@ -58,24 +55,23 @@ def run(args: argparse.Namespace) -> None:
     if args.http:
         print_stats(http_profile(args), args)
         return
-    turns = [
-        scale.turn_of(g) for g in scale.running_ids(random.Random(args.seed), 2 * args.posts + 6)
-    ]
+    turns = scale.turns(scale.running_ids(random.Random(args.seed), 2 * args.posts + 6))
     client = Client()
 
-    def post(turn: tuple[object, object, str], login: bool = True) -> float:
-        game, user, action = turn
+    def post(turn: scale.Turn, login: bool = True) -> float:
         if login:
-            client.force_login(user)
+            client.force_login(turn.user)
         start = time.process_time()
-        response = client.post(f"/games/{game.pk}/act/", {"action": action, "seq": game.seq})
+        response = client.post(
+            f"/games/{turn.game_id}/act/", {"action": turn.action, "seq": turn.seq}
+        )
         if response.status_code != 303:
-            raise RuntimeError(f"game {game.pk}: {response.status_code}")
+            raise RuntimeError(f"game {turn.game_id}: {response.status_code}")
         return (time.process_time() - start) * 1000
 
     for turn in turns[:5]:  # warm up
         post(turn)
-    client.force_login(turns[5][1])
+    client.force_login(turns[5].user)
     with CaptureQueriesContext(connection) as queries:
         post(turns[5], login=False)
     print("\nthe queries of one POST and its after-response work:")
@@ -89,7 +85,7 @@ def run(args: argparse.Namespace) -> None:
     )
     profile = cProfile.Profile(time.process_time)
     for turn in turns[6 + args.posts :]:
-        client.force_login(turn[1])
+        client.force_login(turn.user)
         profile.enable()
         post(turn, login=False)
         profile.disable()
@@ -97,8 +93,7 @@ def run(args: argparse.Namespace) -> None:
 
 
 def http_profile(args: argparse.Namespace) -> str:
-    """POST the page's form of ``args.posts`` random turns through a profiling gunicorn
-    worker (after their page's GET, not profiled); the file of the worker's profile."""
+    """POST ``args.posts`` turns' forms through a profiling gunicorn worker; its profile."""
     turns = scale.turns(scale.running_ids(random.Random(args.seed), args.posts + 10), True)
     out = scale.LOG_DIR / "profile_action.prof"
     out.unlink(missing_ok=True)

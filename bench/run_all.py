@@ -1,12 +1,7 @@
 """Every benchmark in one command, with the run's date, load average and reference loop
-(docs/benchmarks.md: the options, the databases; ``--tiny`` is what CI runs, tests/bench/):
+(docs/benchmarks.md; ``--tiny`` is what CI runs, tests/bench/).
 
-    .venv/bin/python bench/run_all.py [--tiny] [--only engine,scale,...] [--sqlite]
-        [--pg postgres://postgres@127.0.0.1:5432] [--tag WORD] [--ports FIRST-LAST] [--drop]
-        [--jobs N]
-
-``--jobs N`` runs N groups at once (a group: benchmarks sharing a database, run in order).
-Only for checking that they run: figures taken side by side are not figures.
+``--jobs N`` runs N groups (benchmarks sharing a database) at once: to check they run only.
 """
 
 from __future__ import annotations
@@ -71,19 +66,16 @@ class Context:
 
 @dataclass(frozen=True)
 class Bench:
-    """One benchmark's run: its script in bench/, what it needs, its arguments."""
+    """One benchmark: its script, group (sharing a database, run in order), whether it needs
+    PostgreSQL, run_all's Redis, bench/scale.py's fill; its arguments and database."""
 
     name: str
     script: str
-    #: benchmarks of one group share a database and run in order
     group: str
     postgres: bool = False
     args: Callable[[Context], list[str]] = lambda ctx: []
-    #: needs a Redis of run_all's (the private one)
     redis: bool = False
-    #: needs bench/scale.py's filled database
     filled: bool = False
-    #: its PostgreSQL database (Context.db's name), dropped by ``--drop``
     database: str = ""
 
 
@@ -139,8 +131,7 @@ def run_one(bench: Bench, ctx: Context, capture: bool, extra: list[str] | None =
 
 
 def run_group(benches: list[Bench], ctx: Context, capture: bool) -> list[Outcome]:
-    """A group's benchmarks in order; one that needs the fill runs bench/scale.py's fill
-    first when the group has no bench/scale.py of its own."""
+    """A group's benchmarks in order, after bench/scale.py's fill if one needs it."""
     outcomes = []
     if any(b.filled for b in benches) and not any(b.script == "scale.py" for b in benches):
         fill = Bench("scale --only fill", "scale.py", "scale", **SCALE)
@@ -149,8 +140,7 @@ def run_group(benches: list[Bench], ctx: Context, capture: bool) -> list[Outcome
 
 
 def run_groups(chosen: list[Bench], ctx: Context, jobs: int) -> list[Outcome]:
-    """The groups one after the other, or ``jobs`` at once (their output printed as each
-    group ends)."""
+    """The groups in turn, or ``jobs`` at once (output printed as each ends)."""
     groups: dict[str, list[Bench]] = {}
     for bench in chosen:
         groups.setdefault(bench.group, []).append(bench)

@@ -1,11 +1,8 @@
 """Scale benchmark, run by hand (docs/benchmarks.md: the fill, figures, targets).
 
-Fills a PostgreSQL database (default ``keltis_bench``) with 100,000 games at every stage, made
-by COPY from a few thousand trajectories the greedy bots played (1% of the running games
-overdue); the fill is kept for the next run with the same parameters. Then, DEBUG off, in
-interleaved repeats (bench/measure.py): the reference and the write floor, the game page and
-the action in process and over HTTP (gunicorn, one sync worker: its CPU from /proc), and the
-deadline sweep with 0, 0.1% and 1% of the running games due, with its EXPLAIN.
+Fills a PostgreSQL database with 100,000 games by COPY of bot-played trajectories (kept for the
+next run of the same plan); then, in interleaved repeats, the reference and the write floor, the
+game page and the action in process and over HTTP, and the deadline sweep with its EXPLAIN.
 """
 
 from __future__ import annotations
@@ -23,6 +20,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -35,10 +33,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench import common, measure
 from bench.common import ROOT, markdown_table
 from bench.infra import free_port, serve, stop_process, wait_until
-from bench.measure import Reference, Series, count_queries, median, p95
+from bench.measure import Reference, Series, count_queries, median, p95, timed
 from bench.players import Forms, Http, session_cookies
 from games.engine import GAMES  # the engine needs no Django
-from games.engine.bots import GreedyBot
+from games.engine.bots import GreedyBot, play_out
 from games.event_chain import genesis_hash
 
 DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/keltis_bench"
@@ -48,18 +46,16 @@ SERVICES = (
     ("--broker", "redis://127.0.0.1:6379/13", "Celery broker the actions queue their tasks on"),
     ("--cache", "rediscache://127.0.0.1:6379/14", "the site's cache: sessions, rate limits"),
 )
-#: "floor" is measured with the requests (each repeat's reference): it is kept as a name
+#: "floor" is measured in the requests' repeats
 PIECES = ("fill", "floor", "action", "page", "sweep")
 
-#: issue 21's goals by series: the serving process's CPU per request (median) and, over
-#: HTTP, the wall p95, in ms
+#: issue 21's goals by series: CPU per request (median) and, over HTTP, the wall p95, in ms
 TARGETS = {
     "page": (8.0, None), "page_again": (8.0, None), "action": (4.0, None),
     "page_http": (8.0, 20.0), "page_http_again": (8.0, 20.0), "action_http": (4.0, 10.0),
 }  # fmt: skip
-#: the sweep with nothing due must cost less than this share of the sweep with 1% due
+#: the idle sweep's share of the 1% sweep; the per-game cost at 1% to that at 0.1%
 TARGET_SWEEP_IDLE_SHARE = 0.01
-#: and the cost per due game at 1% must stay within this factor of the cost at 0.1%
 TARGET_SWEEP_PER_GAME_FACTOR = 2.0
 
 LOG_DIR = ROOT / "var" / "bench"
@@ -71,8 +67,7 @@ TINY = {
 
 
 def configure_django(db_url: str, broker_url: str, cache_url: str) -> None:
-    """Production settings (DEBUG off, Redis broker and cache) for this process and the server
-    it starts (bench/scale_settings.py on PYTHONPATH: the static files collected apart)."""
+    """Production settings for this process and its server (bench/scale_settings.py)."""
     path = os.pathsep.join(p for p in (str(ROOT / "bench"), os.environ.get("PYTHONPATH")) if p)
     common.setup_django(common.production_env(
         DJANGO_SETTINGS_MODULE="scale_settings", PYTHONPATH=path, DATABASE_URL=db_url,
@@ -80,7 +75,7 @@ def configure_django(db_url: str, broker_url: str, cache_url: str) -> None:
     ))  # fmt: skip
 
 
-# -- trajectories: games played by the bots, reused by many game ids ------------------------------
+# -- trajectories: bot games, reused by many game ids ---------------------------------------------
 @dataclass
 class Trajectory:
     """One game played to its end by greedy bots, with what a copy of any prefix needs."""
@@ -91,11 +86,9 @@ class Trajectory:
     setup_json: str
     actions: list[str]
     seats: list[int]  # the seat that took each action
-    #: the seat to move after i actions (None once finished), for i = 0..len(actions)
-    to_move: list[int | None]
-    #: the number of events when the turn of to_move[i] began (Game.turn_seq)
-    turn_seq: list[int]
-    snapshots: dict[int, str]  # position -> the engine snapshot after it, as JSON text
+    to_move: list[int | None]  # after i actions, i = 0..len(actions)
+    turn_seq: list[int]  # Game.turn_seq after i actions
+    snapshots: dict[int, str]  # position -> the engine snapshot after it, as JSON
     scores: list[int]
 
     @property
@@ -111,30 +104,25 @@ def simulate(spec: tuple[str, int, int, int]) -> Trajectory:
     rng = random.Random(seed)
     options = {name: rng.random() < 0.2 for name in cls.OPTIONS}
     setup = cls.deal(players, seed)
-    game = cls.new(players, setup, options)
-    bots = [GreedyBot(seed * 10 + i) for i in range(players)]
-    actions: list[str] = []
+    played = play_out(
+        cls.new(players, setup, options), [GreedyBot(seed * 10 + i) for i in range(players)]
+    )
+    actions = list(played.actions)
+    wanted = {rng.randrange(len(actions)) for _ in range(checkpoints)}
+    game = cls.new(players, setup, options)  # replayed: each action's seat, the snapshots
     seats: list[int] = []
-    to_move: list[int | None] = [game.to_move]
-    while (seat := game.to_move) is not None:
-        actions.append(bots[seat].choose(game))
-        game.apply(actions[-1], player=seat)
-        seats.append(seat)
-        to_move.append(game.to_move)
-    turn_seq = [0]
-    for i in range(1, len(actions) + 1):
-        turn_seq.append(turn_seq[-1] if to_move[i] == to_move[i - 1] else i)
-    wanted = {rng.randrange(len(actions)) for _ in range(checkpoints)} | {len(actions)}
-    replayed = cls.new(players, setup, options)
-    snapshots = {}
-    for i in range(len(actions) + 1):
+    to_move, turn_seq, snapshots = [game.to_move], [0], {}
+    for i, action in enumerate(actions):
         if i in wanted:
-            snapshots[i] = json.dumps(replayed.snapshot())
-        if i < len(actions):
-            replayed.apply(actions[i], player=seats[i])
+            snapshots[i] = json.dumps(game.snapshot())
+        seats.append(game.to_move)
+        game.apply(action, player=seats[-1])
+        to_move.append(game.to_move)
+        turn_seq.append(turn_seq[-1] if to_move[-1] == to_move[-2] else i + 1)
+    snapshots[len(actions)] = json.dumps(game.snapshot())
     return Trajectory(
         kind, players, json.dumps(options), json.dumps(setup), actions, seats, to_move, turn_seq,
-        snapshots, game.scores(),
+        snapshots, played.scores(),
     )  # fmt: skip
 
 
@@ -147,8 +135,7 @@ class FillPlan:
     trajectories: int = 3_000
     checkpoints: int = 8
     seed: int = 2026
-    #: bumped whenever the fill writes something else, so that an older fill is redone
-    layout: int = 5
+    layout: int = 5  # bumped when the fill writes something else: an older fill is redone
 
     @property
     def running(self) -> int:
@@ -179,14 +166,12 @@ class GamePlan:
     turn_started_at: datetime | None = None
     deadline: datetime | None = None
     reminder_at: datetime | None = None
-    #: when the last event before the current turn happened (the events are spread up to it)
     last_event_at: datetime | None = None
     seat_count: int = 0
 
 
 def simulate_all(plan: FillPlan) -> list[Trajectory]:
-    """The trajectories (nine in ten of the board game, whose bots play faster), on every
-    core, or from the cache a fill with the same plan and engine source left in var/bench/."""
+    """The trajectories (nine in ten of the board game), on every core or from var/bench/."""
     engine = hashlib.sha256()
     for path in sorted((ROOT / "games" / "engine").glob("*.py")):
         engine.update(path.read_bytes())
@@ -277,33 +262,26 @@ SEAT_COLUMNS = (
     "id", "game_id", "index", "user_id", "bot", "joined_at", "score", "place", "bank_seconds",
     "retired", "timeouts",
 )  # fmt: skip
-EVENT_COLUMNS = (
-    "id", "game_id", "seq", "seat", "action", "created_at", "source", "prev_hash", "hash",
-    "hash_key",
-)  # fmt: skip
-#: the events go in binary COPY (3-5x faster than text for 10+ million rows), which needs
-#: each column's exact type
-EVENT_TYPES = (
-    "int8", "int8", "int4", "int2", "varchar", "timestamptz", "varchar", "varchar", "varchar",
-    "varchar",
-)  # fmt: skip
+#: the events go in binary COPY (3-5x faster than text), which needs each column's type
+EVENT_TYPES = {
+    "id": "int8", "game_id": "int8", "seq": "int4", "seat": "int2", "action": "varchar",
+    "created_at": "timestamptz", "source": "varchar", "prev_hash": "varchar", "hash": "varchar",
+    "hash_key": "varchar",
+}  # fmt: skip
 #: each table the fill writes raw rows to: its model, and the columns it writes
 COLUMNS = {
     "accounts_user": ("accounts.User", USER_COLUMNS),
     "games_game": ("games.Game", GAME_COLUMNS),
     "games_seat": ("games.Seat", SEAT_COLUMNS),
     "games_snapshot": ("games.Snapshot", ("game_id", "seq", "data")),
-    "games_event": ("games.Event", EVENT_COLUMNS),
+    "games_event": ("games.Event", tuple(EVENT_TYPES)),
 }
-COPY_TYPES = {"games_event": EVENT_TYPES}
 LOADED_TABLES = tuple(COLUMNS)
 
 
 def column_problems() -> list[str]:
-    """How the column lists above differ from today's models (Django set up): a column the
-    fill writes that the table no longer has, or a NOT NULL column it leaves out (COPY would
-    write NULL there: Django keeps defaults in Python, not in the table). Empty when they
-    agree; checked before every fill and by tests/bench/ on every CI run."""
+    """How the column lists above differ from the models: a column gone, or a NOT NULL one left
+    out (COPY would write NULL: Django keeps defaults in Python). Checked by every fill and CI."""
     from django.apps import apps
 
     problems = []
@@ -316,8 +294,6 @@ def column_problems() -> list[str]:
             for c, f in fields.items()
             if c not in columns and not f.null
         ]
-    if len(EVENT_TYPES) != len(EVENT_COLUMNS):
-        problems.append("EVENT_TYPES: not one type per column of EVENT_COLUMNS")
     return problems
 
 
@@ -334,8 +310,7 @@ def user_rows(plan: FillPlan, now: datetime) -> Iterator[tuple[Any, ...]]:
 
 
 def game_row(game: GamePlan, traj: Trajectory) -> tuple[Any, ...]:
-    """Games between people are rated, but the fill makes no rating rows: its finished games
-    are marked unrated, or the periodic rating catch-up would see 48,000 games to rate."""
+    """The fill's finished games are unrated: it makes no rating rows for the catch-up to do."""
     running = game.status == "running"
     return (
         game.id, traj.kind, traj.options_json, traj.players, game.days, game.status,
@@ -359,10 +334,8 @@ def seat_rows(first_id: int, game: GamePlan, traj: Trajectory) -> list[tuple[Any
 
 
 def event_rows(first_id: int, game: GamePlan, traj: Trajectory, keys: Any) -> list[tuple[Any, ...]]:
-    """The event rows of one game: the first ``game.seq`` actions of its trajectory, spread
-    from its start to its last move (the turn under way's a minute apart), each signed and
-    chained as the model does (``keys``: games.event_chain.current_keys()). The only place
-    event rows are made: a new event column belongs here, in EVENT_COLUMNS and EVENT_TYPES."""
+    """One game's first ``game.seq`` events, spread from its start to its last move (the turn
+    under way's a minute apart), signed and chained as the model does (``keys``)."""
     if not game.seq:
         return []
     assert game.started_at is not None and game.last_event_at is not None
@@ -402,16 +375,15 @@ def numbered(
 
 
 def copy_rows(cur: Any, table: str, rows: Iterable[tuple[Any, ...]]) -> int:
-    """COPY the rows in (in binary for the table with ``COPY_TYPES``). FREEZE: the table was
-    truncated in this transaction, so the rows are written frozen and visible to index-only
-    scans without a vacuum."""
+    """COPY the rows in (the events in binary), FREEZE: the table was truncated in this
+    transaction, so index-only scans need no vacuum."""
     count = 0
-    types = COPY_TYPES.get(table)
+    binary = table == "games_event"
     cols = ", ".join(f'"{c}"' for c in COLUMNS[table][1])
-    options = "FORMAT BINARY, FREEZE" if types else "FREEZE"
+    options = "FORMAT BINARY, FREEZE" if binary else "FREEZE"
     with cur.copy(f"COPY {table} ({cols}) FROM STDIN WITH ({options})") as copy:
-        if types:
-            copy.set_types(list(types))
+        if binary:
+            copy.set_types(list(EVENT_TYPES.values()))
         for row in rows:
             copy.write_row(row)
             count += 1
@@ -420,9 +392,8 @@ def copy_rows(cur: Any, table: str, rows: Iterable[tuple[Any, ...]]) -> int:
 
 @contextmanager
 def without_constraints(cur: Any, tables: Sequence[str]) -> Iterator[None]:
-    """Drop the tables' indexes and constraints (the primary keys stay) and make them again
-    afterwards from their own definitions: PostgreSQL's advice for a bulk load (one index
-    build and one foreign-key check per table instead of one per row)."""
+    """Drop the tables' indexes and constraints but the primary keys, made again afterwards
+    from their definitions: PostgreSQL's advice for a bulk load."""
     constraints: list[tuple[str, str, str, str]] = []
     indexes: list[tuple[str, str]] = []
     for table in tables:
@@ -461,8 +432,7 @@ def fill(db_url: str, plan: FillPlan) -> dict[str, Any]:
     stages: dict[str, float] = {}
     start = mark = time.perf_counter()
 
-    def lap(stage: str = "") -> float:
-        """The seconds since the last lap, kept as ``stage`` when named (else a restart)."""
+    def lap(stage: str = "") -> float:  # seconds since the last lap, kept when named
         nonlocal mark
         seconds, mark = time.perf_counter() - mark, time.perf_counter()
         if stage:
@@ -531,23 +501,21 @@ def bench_fill(args: argparse.Namespace, plan: FillPlan) -> list[str]:
         if conn.execute("SELECT to_regclass(%s)", [MARKER]).fetchone()[0] is not None:
             row = conn.execute(f"SELECT info FROM {MARKER}").fetchone()
             stored = row[0] if row else None
-    if stored is not None and stored["plan"] != asdict(plan):
-        raise SystemExit(
-            f"the database holds another fill ({stored['plan']}): run again with --refill"
-        )
-    if stored is None:
-        problems = column_problems()
-        if problems:
-            raise SystemExit("the fill's columns differ from the models: " + "; ".join(problems))
-        print("filling (nothing to skip: no finished fill in this database)")
-        stored = fill(args.db, plan)
-        lines = ["filled now:"]
-    else:
-        lines = [f"already filled at {stored['filled_at']} (--refill to redo):"]
-    stages = ", ".join(f"{name} {seconds:.1f} s" for name, seconds in stored["stages"].items())
-    lines.append(f"fill time: {stages}")
-    with psycopg.connect(args.db, autocommit=True) as conn:  # bytes with indexes and TOAST
-        for table in LOADED_TABLES:
+        if stored is not None and stored["plan"] != asdict(plan):
+            raise SystemExit(f"the database holds another fill ({stored['plan']}): --refill")
+        if stored is None:
+            if problems := column_problems():
+                raise SystemExit(
+                    "the fill's columns differ from the models: " + "; ".join(problems)
+                )
+            print("filling (nothing to skip: no finished fill in this database)")
+            stored = fill(args.db, plan)
+            lines = ["filled now:"]
+        else:
+            lines = [f"already filled at {stored['filled_at']} (--refill to redo):"]
+        stages = ", ".join(f"{name} {seconds:.1f} s" for name, seconds in stored["stages"].items())
+        lines.append(f"fill time: {stages}")
+        for table in LOADED_TABLES:  # bytes with indexes and TOAST
             rows = conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
             size = conn.execute("SELECT pg_total_relation_size(%s)", [table]).fetchone()[0]
             loaded = stored["counts"][table]
@@ -559,10 +527,8 @@ def bench_fill(args: argparse.Namespace, plan: FillPlan) -> list[str]:
 # -- measuring -----------------------------------------------------------------------------------
 @dataclass
 class Results:
-    #: the interleaved request measurements (bench/measure.py), by key
     series: dict[str, Series] = field(default_factory=dict)
     reference: Reference = field(default_factory=Reference)
-    #: the sweeps' times (ms) by key
     sweeps: dict[str, list[float]] = field(default_factory=dict)
     sweep_mark: str = ""  # PASS or MISS
     sweep_verdict: str = ""
@@ -577,21 +543,9 @@ def running_ids(rng: random.Random, n: int) -> list[int]:
     return rng.sample(ids, min(n, len(ids)))
 
 
-def turn_of(game_id: int) -> tuple[Any, Any, str]:
-    """The game, the user to move and the greedy bot's action for them (not timed)."""
-    from games.models import Game, Seat
-    from games.state import engine_state
-
-    game = Game.objects.get(pk=game_id)
-    seat = Seat.objects.select_related("user").get(game=game, index=game.to_move)
-    return game, seat.user, GreedyBot(game.pk + game.seq).choose(engine_state(game))
-
-
 class Floor:
-    """PostgreSQL's floor for one action: a bare transaction (plain psycopg, no Django) that
-    INSERTs an event-like row and UPDATEs a snapshot-sized row, on tables shaped like the
-    event and snapshot tables (a unique (game, seq) index; a TOASTed jsonb document). Part of
-    each repeat's reference (bench/measure.py's ``SELECT 1`` is the other database floor)."""
+    """PostgreSQL's floor for one action: a bare psycopg transaction that INSERTs an event-like
+    row and UPDATEs a snapshot-sized one, on tables shaped like those (each repeat's)."""
 
     STATES = 10_000
 
@@ -648,19 +602,17 @@ class Server:
     """A gunicorn of ``http_server``: one worker, whose CPU is the server's."""
 
     port: int
-    master: int  # the gunicorn master's pid: its one worker is looked up for each batch
+    master: int
 
     def cpu_ms(self) -> tuple[int | None, float | None]:
-        """The worker's pid and the CPU ms it has used so far (clock ticks: only a batch's
-        sum says something); none while there is not one worker (max_requests replaced it)."""
+        """The one worker's pid and CPU ms so far (None while there is not one worker)."""
         children = measure.worker_pids(self.master)
         pid = children[0] if len(children) == 1 else None
         return pid, (measure.process_cpu_ms(pid) if pid is not None else None)
 
     def batch(self, run: Callable[[], list[float]]) -> tuple[list[float], float | None]:
-        """Run a batch of requests and say the worker's CPU ms it took in all (None when the
-        worker was replaced meanwhile). The sleeps let the server finish the last response's
-        after-response work (the Celery publish) and collection before its CPU is read."""
+        """A batch of requests and the worker's CPU ms for it (None if replaced meanwhile); the
+        sleeps let the last response's after-response work end before its CPU is read."""
         time.sleep(0.05)
         pid, before = self.cpu_ms()
         times = run()
@@ -671,15 +623,14 @@ class Server:
         return times, after - before
 
     def browser(self) -> Http:
-        """A browser of the server: one connection per request (as its sync worker answers)."""
+        """A browser of the server: one connection per request."""
         return Http(f"http://127.0.0.1:{self.port}")
 
 
 @contextmanager
 def http_server(config: str = "gunicorn.conf.py") -> Iterator[Server]:
-    """gunicorn with the project's ``config`` (or bench/gunicorn_profile.py) on a free loopback
-    port, one worker so that its CPU time is the server's, with this process's settings;
-    ``GUNICORN_CMD_ARGS`` in the environment reaches it."""
+    """gunicorn with ``config`` on a free loopback port, one worker (its CPU is the server's),
+    with this process's settings."""
     port = free_port()
     LOG_DIR.mkdir(parents=True, exist_ok=True)
     log = LOG_DIR / "gunicorn.log"
@@ -698,8 +649,7 @@ def http_server(config: str = "gunicorn.conf.py") -> Iterator[Server]:
 
 @dataclass
 class Turn:
-    """One game's turn to be measured: the user to move, the bot's action, and over HTTP the
-    browser's cookies and the page's form."""
+    """One game's turn to be measured; over HTTP with the browser's cookies and the form."""
 
     game_id: int
     seq: int
@@ -710,20 +660,27 @@ class Turn:
 
 
 def turns(game_ids: Sequence[int], logged_in: bool = False) -> list[Turn]:
-    """The turns of these games; ``logged_in``: with a session cookie of their player."""
+    """The turns of these games: the user to move and the greedy bot's action (not timed);
+    ``logged_in``: with a session cookie of their player."""
+    from games.models import Game, Seat
+    from games.state import engine_state
+
     out = []
-    for game, user, action in map(turn_of, game_ids):
-        out.append(Turn(game.pk, game.seq, user, action))
-        if logged_in:
-            out[-1].cookies = session_cookies(user)
+    for pk in game_ids:
+        game = Game.objects.get(pk=pk)
+        user = Seat.objects.select_related("user").get(game=game, index=game.to_move).user
+        action = GreedyBot(game.pk + game.seq).choose(engine_state(game))
+        out.append(
+            Turn(game.pk, game.seq, user, action, session_cookies(user) if logged_in else {})
+        )
     return out
 
 
 def in_process(
     batch: list[Turn], request: Callable[[Turn], Any], login: Any = None
 ) -> tuple[list[float], float, float]:
-    """``request`` of each turn in this process (after ``login``'s ``force_login`` of its user,
-    not timed): wall ms each, CPU ms in all, queries each."""
+    """``request`` of each turn in this process (after ``login.force_login``): wall ms each,
+    CPU ms in all, queries each."""
     times: list[float] = []
     cpu = 0.0
     queries = 0
@@ -740,7 +697,6 @@ def in_process(
 
 
 def action_in_process(turn: Turn) -> None:
-    """``action_submit`` of the bot's choice, its after-commit hooks (Celery) included."""
     from games.services import action_submit
 
     action_submit(
@@ -748,53 +704,44 @@ def action_in_process(turn: Turn) -> None:
     )
 
 
-def pages_http(browser: Http, batch: list[Turn]) -> list[float]:
-    """GET each turn's game page with its player's session; keeps the page's form."""
+def pages_http(browser: Http, batch: list[Turn], post: bool = False) -> list[float]:
+    """GET each turn's game page with its player's session, keeping the form of the bot's
+    button; ``post``: POST that form instead. The wall ms of each."""
     times = []
     for turn in batch:
         browser.cookies = dict(turn.cookies)
-        start = time.perf_counter()
-        page = browser.get(f"/games/{turn.game_id}/", "game page")
-        times.append((time.perf_counter() - start) * 1000)
-        forms = Forms.parse(page.body).actions
-        if page.status != 200 or not forms:
-            raise RuntimeError(f"game {turn.game_id}: page {page.status} without action buttons")
-        form = next((f for f in forms if f.action == turn.action), forms[0])
-        turn.form = {"csrfmiddlewaretoken": form.csrf, "action": form.action, "seq": str(form.seq)}
-        turn.cookies = dict(browser.cookies)  # the CSRF cookie the page set
+        if post:
+            answer = browser.post(f"/games/{turn.game_id}/act/", "action", turn.form)
+            if answer.status != 303:
+                raise RuntimeError(f"game {turn.game_id}: the POST answered {answer.status}")
+        else:
+            answer = browser.get(f"/games/{turn.game_id}/", "game page")
+            if answer.status != 200 or not (forms := Forms.parse(answer.body).actions):
+                raise RuntimeError(f"game {turn.game_id}: page {answer.status}, no action forms")
+            turn.form = next((f for f in forms if f.action == turn.action), forms[0]).fields
+            turn.cookies = dict(browser.cookies)  # the CSRF cookie the page set
+        times.append(answer.seconds * 1000)
     return times
 
 
 def actions_http(browser: Http, batch: list[Turn]) -> list[float]:
-    """POST each turn's form (the button the bot chose), as the player's browser does."""
-    times = []
-    for turn in batch:
-        browser.cookies = dict(turn.cookies)
-        start = time.perf_counter()
-        answer = browser.post(f"/games/{turn.game_id}/act/", "action", turn.form)
-        times.append((time.perf_counter() - start) * 1000)
-        if answer.status != 303:
-            raise RuntimeError(f"game {turn.game_id}: the action's POST answered {answer.status}")
-    return times
+    return pages_http(browser, batch, post=True)
 
 
 def check_applied(batch: list[Turn]) -> None:
     from games.models import Game
 
     seqs = dict(Game.objects.filter(pk__in=[t.game_id for t in batch]).values_list("pk", "seq"))
-    missed = [t.game_id for t in batch if seqs[t.game_id] <= t.seq]
-    if missed:
+    if missed := [t.game_id for t in batch if seqs[t.game_id] <= t.seq]:
         raise RuntimeError(f"actions not applied in games {missed[:10]}")
 
 
 def bench_requests(args: argparse.Namespace, results: Results, pieces: list[str]) -> list[str]:
-    """The request figures, in ``args.repeats`` interleaved repeats of ``args.batch`` requests
-    a kind on random games (one more first, not counted, to warm both processes)."""
+    """``args.repeats`` interleaved repeats of ``args.batch`` requests a kind (and a warm-up)."""
     from django.core.cache import cache
     from django.test import Client
 
-    # the site's cache starts empty: a page's drawings (games/drawings.py) are drawn on each
-    # position's first request, as after a move, whatever an earlier run left in Redis
+    # an empty cache: each position's drawings are drawn on its first request, as after a move
     cache.clear()
     want_page, want_action = "page" in pieces, "action" in pieces
     rng = random.Random(args.seed + 2)
@@ -835,13 +782,11 @@ def bench_requests(args: argparse.Namespace, results: Results, pieces: list[str]
             if want_action:
                 measured["action"] = in_process(turns(ids[size : 2 * size]), action_in_process)
             batch = turns(ids[2 * size :], logged_in=True)
-            measured["page_http"] = server.batch(lambda b=batch: pages_http(client_http, b))
+            measured["page_http"] = server.batch(get := partial(pages_http, client_http, batch))
             if want_page:
-                measured["page_http_again"] = server.batch(
-                    lambda b=batch: pages_http(client_http, b)
-                )
+                measured["page_http_again"] = server.batch(get)
             if want_action:
-                measured["action_http"] = server.batch(lambda b=batch: actions_http(client_http, b))
+                measured["action_http"] = server.batch(partial(actions_http, client_http, batch))
                 check_applied(batch)
             for key, figures in measured.items():
                 if record and key in series:
@@ -868,8 +813,7 @@ def quiet_moment() -> datetime:
 
 
 def arm(rng: random.Random, n: int, at: datetime) -> list[int]:
-    """Make ``n`` random running games overdue at ``at``: their turn began ``days_per_move``
-    and up to an hour before (a sweep that fell behind), their reminders were sent."""
+    """Make ``n`` random running games up to an hour overdue at ``at``, reminders sent."""
     from django.db import connection
 
     ids = running_ids(rng, n)
@@ -885,9 +829,8 @@ def arm(rng: random.Random, n: int, at: datetime) -> list[int]:
 
 
 def bench_sweep(args: argparse.Namespace, results: Results) -> list[str]:
-    """``sweep_deadlines`` (what beat runs every minute) with 0, 0.1% and 1% of the running
-    games due: the clock is moved (time-machine) to a moment before anything else is due and
-    that many random games are made overdue at it."""
+    """``sweep_deadlines`` with 0, 0.1% and 1% of the running games made due at a moment
+    (time-machine) before anything else is."""
     import time_machine
     from django.utils.timezone import now
 
@@ -920,9 +863,7 @@ def bench_sweep(args: argparse.Namespace, results: Results) -> list[str]:
                     for name in ("due_reminders", "due_deadlines"):
                         lines += explain(f"{name} (1% due)", getattr(timeouts, name), at)
                 with count_queries() as box:
-                    start = time.perf_counter()
-                    counts = sweep_deadlines()
-                    elapsed = (time.perf_counter() - start) * 1000
+                    counts, elapsed = timed(sweep_deadlines)
                 if sum(v for k, v in counts.items() if k.startswith("timeout_")) != n:
                     raise RuntimeError(f"the sweep applied {counts}, not {n} timeouts")
             runs.append((elapsed, box[0]))
@@ -951,17 +892,15 @@ def bench_sweep(args: argparse.Namespace, results: Results) -> list[str]:
 
 
 def bench_sweep_bots(args: argparse.Namespace, results: Results) -> list[str]:
-    """The other per-minute sweep over running games, ``sweep_bots``: with no bot waiting (as
-    here: every seat is a person) it should cost next to nothing."""
+    """``sweep_bots`` with no bot waiting (every seat is a person): next to nothing."""
     from games import bot_play
     from games.tasks import sweep_bots
 
     times: list[float] = []
     results.sweeps["bots"] = times
     for _ in range(args.sweep_idle_repeats):
-        start = time.perf_counter()
-        woken = sweep_bots()
-        times.append((time.perf_counter() - start) * 1000)
+        woken, ms = timed(sweep_bots)
+        times.append(ms)
         if woken:
             raise RuntimeError(f"sweep_bots woke {woken} games: the fill has no bot seats")
     return [
@@ -998,8 +937,7 @@ def verdict(key: str, item: Series) -> tuple[str, str]:
 
 
 def summary(results: Results) -> list[str]:
-    """The docs' table: each figure with its CPU per request and its ratios to the reference
-    measured in the same repeats; then the sweeps."""
+    """The docs' table: each figure, its ratios to the same repeats' reference, the sweeps."""
     ref, sweeps = results.reference, results.sweeps
     rows: list[tuple[str, ...]] = []
     if ref.loop_cpu:

@@ -1,7 +1,5 @@
-"""Settings of bench/scale.py: the site's own, read from the environment the script sets, with
-the collected static files kept apart in var/bench/static (DEBUG off needs them collected; the
-checkout's staticfiles/ is scanned by the test suite's whitenoise, so the benchmark leaves it
-alone)."""
+"""bench/scale.py's settings: the site's, its static files collected into var/bench/static (the
+checkout's staticfiles/ is the test suite's)."""
 
 from keltis_site.settings import *  # noqa: F403
 from keltis_site.settings import BASE_DIR
