@@ -1,7 +1,8 @@
 """Email fan-out benchmark, run by hand (docs/benchmarks.md).
 
-Many games' emails at once, sent by one ``deliver_game_notifications`` task per game through
-Celery workers on a private Redis to a counting SMTP server. ``--kind finished``: a league
+Many games' emails at once: each game's commit wakes the delivery (``notifications.relay``,
+as a move's after-commit hook does), and Celery workers on a private Redis send them by the
+shards' tasks to a counting SMTP server. ``--kind finished``: a league
 season closes, its running 4-player games are decided (``game_finish_early``), each queues a
 "game over" email for its four players. ``--kind turn``: as many 4-player games as emails,
 ``--turns`` turns in, each with the turn email of its player to move queued (one a game: the
@@ -29,7 +30,7 @@ from bench.players import four_player_games, queue_again
 TARGET_EMAILS = 10_000
 #: seconds for ``TARGET_EMAILS`` of each ``--kind``; issue 30's goal for turn emails is 60
 TARGET_SECONDS = {"finished": 120, "turn": 60}
-#: emails a game (and a task) of each ``--kind``
+#: emails a game of each ``--kind``
 PER_GAME = {"finished": 4, "turn": 1}
 #: issue 30's goal for the workers' CPU per email (it was 7.3 ms)
 GOAL_CPU_MS = 2.0
@@ -123,12 +124,12 @@ def run(args: argparse.Namespace) -> int:
             args.timeout, "the workers to be idle", step=0.5,
         )  # fmt: skip
 
-        from notifications.tasks import deliver_game_notifications
+        from notifications.tasks import wake
 
         cpu_before = sum(w.cpu_seconds() for w in workers)
         start = time.monotonic()
         for game_id in game_ids:
-            deliver_game_notifications.delay(game_id)
+            wake(game_id)  # what each game's after-commit hook does
         queueing = time.monotonic() - start
         with suppress(TimeoutError):  # reported below: fewer emails than expected arrived
             infra.wait_until(lambda: smtp.count >= args.emails, args.timeout, "every email", 0.05)
@@ -172,9 +173,9 @@ def report(
     target_rate = TARGET_EMAILS / target_seconds
     mark = "ok" if rate >= target_rate and not problems else "BELOW TARGET"
     print(f"\n{games} games, {args.workers} worker processes (solo pool); {args.kind} emails, "
-          f"{PER_GAME[args.kind]} a task")  # fmt: skip
+          f"{PER_GAME[args.kind]} a game")  # fmt: skip
     print(
-        f"queueing {games} tasks took {queued:.1f} s; first email after "
+        f"waking the delivery of {games} games took {queued:.1f} s; first email after "
         f"{(smtp.first_at or start) - start:.1f} s"
     )
     print(
@@ -182,7 +183,7 @@ def report(
         f"{TARGET_EMAILS:,} in < {target_seconds} s, {target_rate:.0f} emails/s)  {mark}"
     )
     per_email = cpu / max(arrived, 1) * 1000
-    tasks = [w.tasks_done("deliver_game") for w in workers]
+    tasks = [w.tasks_done("deliver_") for w in workers]
     print(
         f"workers' CPU: {cpu:.1f} s, {per_email:.1f} ms per email (goal: <= {GOAL_CPU_MS} ms, "
         f"{per_email / common.reference_median():.2f}x the reference loop); "

@@ -144,7 +144,7 @@ if ON_POSTGRES:  # like the benchmarks that need PostgreSQL, not collected on SQ
             common.drop_database(server, database)
         out = run.stdout + run.stderr
         assert run.returncode == 0, out[-5000:]
-        assert re.search(r"^8 games, 1 worker processes .*; turn emails, 1 a task$", out, re.M)
+        assert re.search(r"^8 games, 1 worker processes .*; turn emails, 1 a game$", out, re.M)
         assert re.search(r"^ok: every player to move got exactly one email", out, re.M), out
 
 
