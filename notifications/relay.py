@@ -13,7 +13,8 @@ No wake is lost: the waiting mark (a cache key, ``cache.add``) is taken away by 
 it reads the rows (``taken``). A wake that finds the mark comes after its own rows were
 committed and before the waiting task reads, so that task sends them. A mark whose task was
 lost (the publish failed: the mark is removed; a dead worker: Celery delivers the task again)
-lapses after ``MARK_SECONDS``, and the minute's sweep sends what was left meanwhile. While the
+lapses after ``MARK_SECONDS``, and the minute's sweep sends what was left meanwhile. Web
+servers and workers must share the cache (docs/operations.md), as they do for sessions. While the
 cache is away every wake publishes (keltis_site.cache answers ``add`` with True), as before.
 """
 
@@ -23,8 +24,11 @@ from django.core.cache import cache
 
 #: shards of games, each with at most one waiting task: as many workers can share a burst
 SHARDS = 4
-#: seconds a waiting mark lasts when its task never begins (the sweep runs every minute)
-MARK_SECONDS = 60
+#: seconds a mark lasts: a task that waits longer in the queue (or never begins) lets the next
+#: wake publish another, which finds what the first left. It also bounds the wait of a process
+#: that, against docs/operations.md, has a cache of its own: the task removes the mark from the
+#: shared cache, not from that one
+MARK_SECONDS = 10
 
 
 def shard_of(game_id: int) -> int:

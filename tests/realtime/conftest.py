@@ -146,6 +146,9 @@ def live_services(
         "SITE_URL": "http://testserver",
         "NOTIFICATION_SENDING_TIMEOUT": "1",
         "PYTHONPATH": str(REPO),
+        # one cache for this process and the worker, as for production's hosts: the marks that
+        # wake the delivery live there (notifications/relay.py)
+        "CACHE_URL": f"rediscache://127.0.0.1:{redis_server.port}/1",
     }
     worker = Worker(env, tmp_path / "worker.log")
     old = (app.conf.broker_url, app.conf.task_always_eager)
@@ -155,6 +158,12 @@ def live_services(
     app.conf.task_always_eager = False
     app._after_fork()  # drop the pools built for the old broker URL (Celery's own reset)
     settings.SITE_URL = "http://testserver"
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "keltis_site.cache.RedisCache",
+            "LOCATION": f"redis://127.0.0.1:{redis_server.port}/1",
+        }
+    }
     worker.start()
     try:
         yield {"mailbox": box, "worker": worker, "redis": redis_server}
