@@ -348,7 +348,7 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_IGNORE_RESULT = True
 # Celery's Django fix-up closes every database connection after each task unless this is set:
 # each task then opened a new PostgreSQL connection (a server process started, psycopg's
-# prepared queries lost), a fifth of a turn email's CPU in bench/email_fanout.py. With it the
+# prepared queries lost; py-spy: 6.6% of a fan-out worker's samples in the connect). With it the
 # fix-up closes them only every this many tasks, and keltis_site.celery does what Django does
 # around a request instead: kept for CONN_MAX_AGE while usable, closed after a failed task.
 CELERY_DB_REUSE_MAX = 1000
