@@ -1,8 +1,10 @@
 """One worker's CPU per email, run by hand (docs/benchmarks.md).
 
-A worker's CPU per email of ``deliver_game_notifications``, in one process: the task for every
-game, its emails serialised by Django's SMTP backend into a connection that discards them, the
-rows marked sent on PostgreSQL. The first round is a warm-up; ``--profile N``: cProfile's top N.
+A worker's CPU per email, in one process: each shard's task (``deliver_shard``, as a burst of
+moves wakes them) or, ``--path game``, the older task for every game
+(``deliver_game_notifications``); the emails serialised by Django's SMTP backend into a
+connection that discards them, the rows marked sent on PostgreSQL. The first round is a
+warm-up; ``--profile N``: cProfile's top N.
 """
 
 from __future__ import annotations
@@ -52,6 +54,7 @@ def main(argv: list[str] | None = None) -> int:
         ("--kind", "finished", "game over or turn emails", {"choices": ["finished", "turn"]}),
         ("--turns", 12, "turns played before a turn email"),
         ("--rounds", 3, "the first is a warm-up"),
+        ("--path", "shard", "the task that sends", {"choices": ["shard", "game"]}),
         ("--profile", 0, "print the N costliest functions"),
         ("--pg", DEFAULT_PG, "PostgreSQL server (loopback)"),
         ("--database", "keltis_emailcpu_fanout", "the database to drop and create"),
@@ -70,6 +73,7 @@ def run(args: argparse.Namespace) -> int:
     from django.conf import settings
     from django.core.mail.backends.smtp import EmailBackend
 
+    from notifications import outbox, relay
     from notifications.channels import email as email_channel
     from notifications.models import Notification, NotificationKind, NotificationStatus
     from notifications.tasks import deliver_game_notifications
@@ -88,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
     )
     profile = cProfile.Profile(time.process_time) if args.profile else None
     per_round = []
-    emails = 0
+    emails = tasks = 0
     for round_no in range(args.rounds):
         ids = queue_again(kind)
         emails = len(ids)
@@ -97,8 +101,18 @@ def run(args: argparse.Namespace) -> int:
             profile.enable()
         with count_queries() as queries:
             cpu = time.process_time()
-            for game_id in game_ids:
-                deliver_game_notifications(game_id)
+            if args.path == "game":
+                for game_id in game_ids:
+                    deliver_game_notifications(game_id)
+                tasks = len(game_ids)
+            else:  # as notifications.tasks.deliver_shard: SHARD_TASK_ROWS rows, then a new task
+                tasks = 0
+                for shard in range(relay.SHARDS):
+                    more = 1
+                    while more:
+                        relay.taken(shard)
+                        more = outbox.deliver_shard(shard, relay.SHARDS).pop("more", 0)
+                        tasks += 1
             cpu = time.process_time() - cpu
         if profile is not None and measured:
             profile.disable()
@@ -112,7 +126,7 @@ def run(args: argparse.Namespace) -> int:
               + ("" if measured else " (warm-up)"))  # fmt: skip
     email_channel.close_kept()
     best = min(per_round[1:] or per_round)
-    print(f"\n{args.kind} emails, {emails // len(game_ids)} a task: best {best:.2f} ms CPU per "
+    print(f"\n{args.kind} emails, {emails / tasks:.0f} a task: best {best:.2f} ms CPU per "
           f"email ({best / reference_median():.2f}x the reference loop)")  # fmt: skip
     if profile is not None:
         for order in ("cumulative", "tottime"):
