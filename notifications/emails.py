@@ -459,6 +459,27 @@ def _deadline(game: Game, now: datetime) -> dict[str, Any]:
 
 
 # -- turn and reminder ----------------------------------------------------------------------------
+def read_ahead(notifications: list[Notification], reads: selectors.GameReads) -> None:
+    """Read together what the emails of ``notifications`` will read of their games: the seats
+    of each game, and the whole log of each whose turn email is still to be written
+    (``turn_context`` replays it). A chunk of the outbox is twenty emails of twenty games:
+    two queries instead of forty."""
+    games, logs = [], []
+    for notification in notifications:
+        if notification.game is None:
+            continue
+        reads.known(notification.game)
+        game = reads.game(notification.game)
+        games.append(game)
+        if notification.kind in (NotificationKind.TURN, NotificationKind.REMINDER) and (
+            game.status == GameStatus.RUNNING
+            and game.to_move == notification.seat
+            and game.turn_seq == notification.seq
+        ):
+            logs.append(game)
+    reads.read_ahead(games, events_of=logs)
+
+
 def _turn_is_on(notification: Notification, user: User, reads: selectors.GameReads) -> Game | None:
     """The notification's game, if the turn it announced is still waiting for this player."""
     if notification.game is None:

@@ -232,6 +232,7 @@ def _deliver_claimed(
     outcomes = []
     with contextlib.ExitStack() as stack:
         batches = batches or _Batches(stack)
+        batches.ahead([rows[pk] for pk in ids if pk in rows])
         for pk in ids:
             if pk not in rows:
                 continue
@@ -248,6 +249,19 @@ class _Batches:
     def __init__(self, stack: contextlib.ExitStack) -> None:
         self.stack = stack
         self.open: dict[str, channels.Send | None] = {}
+
+    def ahead(self, rows: list[Notification]) -> None:
+        """Tell each channel's batch the rows it is about to send, for what they share."""
+        by_channel: dict[str, list[Notification]] = {}
+        for row in rows:
+            by_channel.setdefault(row.channel, []).append(row)
+        for channel, its_rows in by_channel.items():
+            try:
+                ahead = getattr(self.send_for(channel), "ahead", None)
+                if ahead is not None:
+                    ahead(its_rows)
+            except Exception:  # only a saving: each row reads what it needs, and fails alone
+                log.warning("reading ahead failed", exc_info=True, extra={"channel": channel})
 
     def send_for(self, channel: str) -> channels.Send | None:
         if channel not in self.open:

@@ -10,7 +10,9 @@ sender either returns (the message is out) or raises:
   NOTIFICATION_RETRY_HOURS, like an email (``RenderError`` is logged as an error: a bug).
 
 A sender sends one row (``send``); ``batch`` opens what a batch of rows shares (the email
-sender's SMTP session and game reads) and yields the function that sends within it.
+sender's SMTP session and game reads) and yields the function that sends within it. That
+function may also have ``ahead(rows)``: the outbox names the rows of a claim before it sends
+them one by one, for reading what they share at once (the email sender's seats and logs).
 
 The registry of the senders by name is ``notifications.senders``, above them: this package's
 ``__init__`` is the bottom every sender imports, so it imports none of them.

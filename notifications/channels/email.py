@@ -157,6 +157,20 @@ def send_one(
         _kept.sent += 1
 
 
+class _Batch:
+    """``send_one`` within one SMTP session and one set of game reads; ``ahead`` reads what
+    the rows about to come share (``emails.read_ahead``)."""
+
+    def __init__(self, connection: BaseEmailBackend | None, reads: GameReads) -> None:
+        self.connection, self.reads = connection, reads
+
+    def __call__(self, notification: Notification) -> None:
+        send_one(notification, self.connection, self.reads)
+
+    def ahead(self, notifications: list[Notification]) -> None:
+        emails.read_ahead(notifications, self.reads)
+
+
 class EmailSender(SimpleSender):
     name = "email"
 
@@ -166,9 +180,8 @@ class EmailSender(SimpleSender):
 
     @contextlib.contextmanager
     def batch(self) -> Iterator[Send]:
-        reads = GameReads()
         with mail_session() as connection:
-            yield lambda notification: send_one(notification, connection, reads)
+            yield _Batch(connection, GameReads())
 
     def send_test(self, user: User) -> None:
         if not user.email:

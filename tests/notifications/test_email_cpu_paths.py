@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from django.core import mail
 from django.core.mail import EmailMultiAlternatives
+from django.db import DatabaseError
 from django.urls import reverse
 
 from games import selectors
@@ -24,9 +25,9 @@ from tests.notifications.conftest import Table, game_over_rows, play_turn, turn_
 
 pytestmark = pytest.mark.django_db
 
-#: the statements of a batch whatever its size (the claim, the rows) and of each turn
-#: email (its game's seats, state, events, the talk check, marking it sent)
-BATCH_QUERIES, TURN_EMAIL_QUERIES = 2, 5
+#: the statements of a batch whatever its size (the claim, the rows, and read ahead: the
+#: games' seats and logs) and of each turn email (the talk check, marking it sent)
+BATCH_QUERIES, TURN_EMAIL_QUERIES = 4, 2
 
 
 @pytest.fixture(autouse=True)
@@ -59,15 +60,44 @@ def test_a_batch_of_turn_emails_makes_a_constant_number_of_queries_per_email(
     assert sorted(m.to[0] for m in mail.outbox) == sorted(r.user.email for r in rows)
 
 
+def test_reading_ahead_gives_each_game_what_it_reads_alone(table: Any) -> None:
+    games = [played(table(kind=kind), 2).refresh() for kind in ("keltis", "keltis-cards")]
+    ahead = selectors.GameReads()
+    ahead.read_ahead(games, events_of=games[1:])
+    for game in games:
+        alone = selectors.GameReads()
+        assert [(s.pk, s.index, s.user.email) for s in ahead.seat_rows(game)] == [
+            (s.pk, s.index, s.user.email) for s in alone.seat_rows(game)
+        ]
+    assert ahead.events(games[1]) == selectors.GameReads().events(games[1])
+    assert (games[0].pk, games[0].seq) not in ahead._events  # only the logs asked for
+
+
+def test_a_failed_read_ahead_leaves_each_email_to_read_its_own(
+    table: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tables = [played(table(), 1) for _ in range(2)]
+    rows = _fresh_turn_rows(tables)
+
+    def broken(*args: Any, **kwargs: Any) -> None:
+        raise DatabaseError("the connection dropped")
+
+    monkeypatch.setattr(selectors.GameReads, "read_ahead", broken)
+    mail.outbox.clear()
+    assert outbox.deliver_many([r.pk for r in rows]) == {"sent": 2}
+    assert sorted(m.to[0] for m in mail.outbox) == sorted(r.user.email for r in rows)
+
+
 def test_one_games_game_over_batch_reads_it_once(
     make_user: Any, django_assert_max_num_queries: Any
 ) -> None:
-    """Four emails: the batch's statements, the game's reads once, one update per email."""
+    """Four emails: the batch's statements (its seats read ahead), the game's state read
+    once, one update per email."""
     rows = game_over_rows(make_user)
     Notification.objects.exclude(kind=NotificationKind.FINISHED).update(
         status=NotificationStatus.SENT
     )
-    with django_assert_max_num_queries(BATCH_QUERIES + 3 + len(rows)):
+    with django_assert_max_num_queries(BATCH_QUERIES + 1 + len(rows)):
         assert outbox.deliver_many([r.pk for r in rows]) == {"sent": 4}
 
 
