@@ -297,3 +297,26 @@ def test_the_last_action_of_the_game_from_a_link(table: Any, browser: Client, ki
     assert "The game is over" in text(done)
     assert t.refresh().status == GameStatus.FINISHED
     assert_refused(browser.get(path), 410, "This game is not running")
+
+
+def test_tokens_emailed_before_the_kept_signers_still_read() -> None:
+    """``sign`` keeps a signer a purpose and leaves zlib out: it never made such a payload
+    shorter, so the tokens already emailed (``signing.dumps(compress=True)``) are of the same
+    form, and read the same."""
+    from django.core import signing
+
+    payload = [7, 1, 40, 41, "draw deck"]
+    older = signing.dumps(payload, salt=f"{links.SALT}.{links.ACTION}", compress=True)
+    assert not older.startswith(".")  # not compressed: Django keeps the shorter form
+    assert links.unsign(links.ACTION, older) == payload
+    assert links.unsign(links.ACTION, links.sign(links.ACTION, payload)) == payload
+    with pytest.raises(links.LinkError):  # a signer per purpose: never one for another
+        links.unsign(links.UNSUBSCRIBE, links.sign(links.ACTION, payload))
+
+
+def test_a_new_secret_key_signs_at_once(settings: Any) -> None:
+    token = links.sign(links.UNSUBSCRIBE, [5])
+    settings.SECRET_KEY = "another secret key, rotated, " + "x" * 40
+    assert links.unsign(links.UNSUBSCRIBE, links.sign(links.UNSUBSCRIBE, [5])) == [5]
+    with pytest.raises(links.LinkError):  # the old key is not among the fallbacks
+        links.unsign(links.UNSUBSCRIBE, token)
