@@ -14,6 +14,7 @@ Without the binary package (psycopg's pure-Python build), nothing changes.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from django.db.backends.base.base import BaseDatabaseWrapper
@@ -40,6 +41,7 @@ def _optimised() -> Any:
 _C_LOADER = _optimised()
 
 
+@functools.cache
 def loader_for(tz: Any) -> type | None:
     """A loader class giving every ``timestamptz`` the time zone ``tz`` as Django's does
     (``timezone``: the attribute Django compares to its connection's before each cursor)."""

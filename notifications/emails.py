@@ -471,13 +471,20 @@ def read_ahead(notifications: list[Notification], reads: selectors.GameReads) ->
         reads.known(notification.game)
         game = reads.game(notification.game)
         games.append(game)
-        if notification.kind in (NotificationKind.TURN, NotificationKind.REMINDER) and (
-            game.status == GameStatus.RUNNING
-            and game.to_move == notification.seat
-            and game.turn_seq == notification.seq
-        ):
+        if notification.kind in _BUILT_ON_THE_TURN and _announced_turn_on(notification, game):
             logs.append(game)
     reads.read_ahead(games, events_of=logs)
+
+
+def _announced_turn_on(notification: Notification, game: Game) -> bool:
+    """Whether the game still waits on the turn the notification announced (by its row; the
+    seat's player is checked apart)."""
+    return (
+        game.status == GameStatus.RUNNING
+        and game.to_move is not None
+        and game.to_move == notification.seat
+        and game.turn_seq == notification.seq
+    )
 
 
 def _turn_is_on(notification: Notification, user: User, reads: selectors.GameReads) -> Game | None:
@@ -485,12 +492,7 @@ def _turn_is_on(notification: Notification, user: User, reads: selectors.GameRea
     if notification.game is None:
         return None
     game = reads.game(notification.game)
-    if (
-        game.status != GameStatus.RUNNING
-        or game.to_move is None
-        or game.to_move != notification.seat
-        or game.turn_seq != notification.seq
-    ):
+    if not _announced_turn_on(notification, game):
         return None
     seat = _seat(reads, game, game.to_move)
     if seat is None or seat.user_id != user.pk or seat.retired:
@@ -731,6 +733,8 @@ def _names_by_game(games: list[Game]) -> dict[int, list[tuple[int | None, str]]]
     return names
 
 
+#: the kinds whose email is the turn's position (``turn_context``, which replays the log)
+_BUILT_ON_THE_TURN = (NotificationKind.TURN, NotificationKind.REMINDER)
 _BUILDERS = {
     NotificationKind.TURN: _turn,
     NotificationKind.REMINDER: _reminder,
