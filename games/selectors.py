@@ -120,9 +120,14 @@ class RecordNotAvailable(Exception):
 GAME_WITH_SNAPSHOT = Prepared(
     lambda pk: Game.objects.select_related("snapshot").filter(pk=pk).order_by()
 )
+def _seats_with_users() -> QuerySet[Seat]:
+    """Seats as their readers take them: with their users (names, vacations, languages)."""
+    return Seat.objects.select_related("user")
+
+
 #: ... its seats with their users ...
 _SEATS_IN_ORDER = Prepared(
-    lambda game_id: Seat.objects.filter(game_id=game_id).select_related("user").order_by("index")
+    lambda game_id: _seats_with_users().filter(game_id=game_id).order_by("index")
 )
 #: ... its snapshot, when the game was read without it (an email's row names the game) ...
 _SNAPSHOT = Prepared(lambda game_id: Snapshot.objects.filter(game_id=game_id).order_by())
@@ -192,10 +197,9 @@ class GameReads:
         ids = {game.pk for game in games if game.pk not in self._seats}
         if ids:  # kept only once the query has answered whole: a failure leaves nothing read
             seats: dict[int, list[Seat]] = {game_id: [] for game_id in ids}
-            for seat in Seat.objects.filter(game_id__in=ids).select_related("user"):
+            for seat in _seats_with_users().filter(game_id__in=ids).order_by("game_id", "index"):
                 seats[seat.game_id].append(seat)
-            for game_id, rows in seats.items():
-                self._seats[game_id] = sorted(rows, key=lambda seat: seat.index)
+            self._seats.update(seats)
         wanted = {(g.pk, g.seq): g.pk for g in events_of or () if (g.pk, g.seq) not in self._events}
         if wanted:
             logs: dict[int, list[StoredEvent]] = {game_id: [] for game_id in wanted.values()}
