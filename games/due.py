@@ -45,8 +45,9 @@ reminder_due: Due[[Game, Seat, str]] = Due()
 #: (game, seat, seq, seats): ``seat`` ran out of time at ``seq`` (the timeout policy plays for
 #: it); ``seats`` are the table's seats with their users, as the sweep read them under the lock
 timed_out: Due[[Game, Seat, int, Sequence[Seat]]] = Due()
-#: (game,): the game is over, its scores and places written
-game_finished: Due[[Game]] = Due()
+#: (game, seats): the game is over, its scores and places written; ``seats`` are the table's
+#: seats with their users, in order, as the game's last move read them under the lock
+game_finished: Due[[Game, Sequence[Seat]]] = Due()
 
 
 # -- rows written at the end of a batch of news ----------------------------------------------------

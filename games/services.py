@@ -21,7 +21,7 @@ from typing import Any, ParamSpec
 
 from django.conf import settings
 from django.db import DatabaseError, transaction
-from django.db.models import QuerySet
+from django.db.models import Case, F, QuerySet, Value, When
 from django.utils import timezone
 from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
@@ -696,12 +696,14 @@ def action_submit(
             seat_fields.append("timeouts")
         if turn_passed:
             seat_fields += _end_turn(game, acting, now)
-        if seat_fields:  # one write of the acting seat, whatever changed in it
+        finished = turn_passed and engine.finished
+        if seat_fields and not finished:  # one write of the acting seat, whatever changed in it
             acting.save(update_fields=seat_fields)
         if turn_passed:
             game.to_move = engine.to_move
-            if engine.finished:
-                _finish(game, engine.scores(), now)
+            if finished:  # every seat written at once, the acting seat's changes with them
+                table = [seats[index] for index in sorted(seats)]
+                _finish(game, engine.scores(), now, table, acting, seat_fields)
                 fields += ["status", "finished_at"]
             else:
                 _begin_turn(game, now, seats.get(game.to_move))
@@ -761,15 +763,27 @@ def _holds(seat: Seat, user: Any) -> bool:
     return user is not None and seat.user_id is not None and seat.user_id == user.pk
 
 
-def _finish(game: Game, scores: list[int], now: Any) -> None:
+def _finish(
+    game: Game,
+    scores: list[int],
+    now: Any,
+    seats: Sequence[Seat],
+    acting: Seat | None = None,
+    acting_fields: Sequence[str] = (),
+) -> None:
     """Final scores and places on the seats: tied players share a place (1, 1, 3); retired
-    seats rank after every active one (by score among themselves)."""
+    seats rank after every active one (by score among themselves).
+
+    ``seats`` are the table's seats with their users, as the caller read them under the
+    game's lock; ``acting_fields``: the columns of ``acting`` (one of them) that changed with
+    the last turn (its timeouts, its bank). Every seat is written in one statement, with the
+    news of the end queued to their players: a game's last move (or the sweep's timeout that
+    ends it) costs no more statements than any other move (tests/games/test_sweep_queries.py)."""
     game.status = GameStatus.FINISHED
     game.finished_at = now
     game.to_move = None
     game.deadline = None
     game.reminder_at = None
-    seats = list(game.seats.all())
 
     def rank_key(seat: Seat) -> tuple[bool, int]:
         return (seat.retired, -scores[seat.index])
@@ -777,15 +791,46 @@ def _finish(game: Game, scores: list[int], now: Any) -> None:
     for seat in seats:
         seat.score = scores[seat.index]
         seat.place = 1 + sum(1 for other in seats if rank_key(other) < rank_key(seat))
-        seat.save(update_fields=["score", "place"])
-    due.game_finished(game)
+    _write_results(seats, acting, acting_fields)
+    due.game_finished(game, seats)
     for hook in FINISHED_HOOKS:
         transaction.on_commit(lambda hook=hook: call_after_response(hook, game.pk))
 
 
-def game_finish_early(game: Game, engine: EngineGame, now: Any) -> None:
-    """End a game the engine has not ended (fewer than two active seats): current scores."""
-    _finish(game, engine.scores(), now)
+def _write_results(
+    seats: Sequence[Seat], acting: Seat | None, acting_fields: Sequence[str]
+) -> None:
+    """One UPDATE of every seat's score and place, and of ``acting``'s ``acting_fields``
+    (the other seats keep theirs: nothing is written back that this move did not change)."""
+    if not seats:
+        return
+
+    def value(seat: Seat, name: str) -> Value:
+        return Value(getattr(seat, name), output_field=Seat._meta.get_field(name))
+
+    columns: dict[str, Case] = {
+        name: Case(*(When(pk=seat.pk, then=value(seat, name)) for seat in seats))
+        for name in ("score", "place")
+    }
+    if acting is not None:
+        for name in acting_fields:
+            columns[name] = Case(When(pk=acting.pk, then=value(acting, name)), default=F(name))
+    Seat.objects.filter(pk__in=[seat.pk for seat in seats]).update(**columns)
+
+
+def game_finish_early(
+    game: Game,
+    engine: EngineGame,
+    now: Any,
+    seats: Sequence[Seat] | None = None,
+    acting: Seat | None = None,
+    acting_fields: Sequence[str] = (),
+) -> None:
+    """End a game the engine has not ended (fewer than two active seats): current scores.
+    ``seats``: the table's seats with their users when the caller holds them (else read)."""
+    if seats is None:
+        seats = list(game.seats.select_related("user"))
+    _finish(game, engine.scores(), now, seats, acting, acting_fields)
     game.save(update_fields=["status", "finished_at", "to_move", *TURN_FIELDS])
 
 

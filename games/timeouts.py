@@ -79,7 +79,9 @@ def timeout_apply(*, game_id: int, now: datetime | None = None) -> str:
 
     A timeout played costs six statements (tests/games/test_sweep_queries.py): the one read
     under the lock (``locked_table``), then the action's writes (its events, the snapshot,
-    the game, the seat) and one insert of every message it made due (``due.batched``).
+    the game, the seat) and one insert of every message it made due (``due.batched``). The
+    timeout that ends the game costs the same: every seat's place is that one write of the
+    seats (``services._finish``).
     """
     try:
         with frozen_on_bad_log():
@@ -106,8 +108,9 @@ def _timeout_apply(game_id: int, now: datetime) -> str:
         due.timed_out(game, seat, game.seq, table.seats)
         active = sum(1 for s in table.seats if not s.retired)
         if seat.retired and active < 2:
-            seat.save(update_fields=["timeouts", "retired"])
-            game_finish_early(game, engine_state(game), now)
+            game_finish_early(
+                game, engine_state(game), now, table.seats, seat, ("timeouts", "retired")
+            )
             return "ended"
         # the seat's new count is written with the action's own write of the seat
         table.seat_fields = ("timeouts", "retired")

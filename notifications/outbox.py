@@ -161,8 +161,12 @@ def timed_out(game: Game, seat: Seat, seq: int, seats: Sequence[Seat]) -> None:
         )
 
 
-def game_finished(game: Game) -> None:
-    for seat in game.seats.exclude(user=None).select_related("user"):
+def game_finished(game: Game, seats: Sequence[Seat]) -> None:
+    """Every player at the table (``seats``, read with their users under the game's lock)
+    hears that the game is over."""
+    for seat in seats:
+        if seat.user_id is None:
+            continue
         _queue(
             f"finished:{game.pk}:{seat.index}",
             kind=NotificationKind.FINISHED,

@@ -1,6 +1,7 @@
 """What a due game costs the deadline sweep: at most six SQL statements per game timed out
 (the one read under the lock, the events, the snapshot, the game, the seat, the messages), on
-SQLite and PostgreSQL alike, however many games are due, and the same outcome as before:
+SQLite and PostgreSQL alike, however many games are due, the timeout that ends a game
+included (the seats' places are that one write of the seats), and the same outcome as before:
 the turn played from the seat's view through ``action_submit``, the chain intact, everyone
 told in the same transaction, a second sweep finding nothing to do.
 
@@ -44,6 +45,8 @@ def after_commit(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[tuple[int, in
         [lambda game_id, seq, automatic: queued.append((game_id, seq))],
     )
     monkeypatch.setattr(services, "CHANGED_HOOKS", [])
+    # a game's end queues its ratings and tournament work: a task of its own too
+    monkeypatch.setattr(services, "FINISHED_HOOKS", [lambda game_id: queued.append((game_id, -1))])
     yield queued
 
 
@@ -138,15 +141,23 @@ def test_a_seat_that_retires_ends_a_two_player_game(
 ) -> None:
     (game_id,) = due_games(make_user, 1, "keltis", days_per_move=1)
     Seat.objects.filter(game_id=game_id, index=0).update(timeouts=2)
+    Seat.objects.filter(game_id=game_id, index=1).update(timeouts=1)
     Game.objects.filter(pk=game_id).update(max_timeouts=3)
-    with time_machine.travel(START + timedelta(days=1, minutes=1), tick=False):
+    moment = START + timedelta(days=1, minutes=1)
+    with time_machine.travel(moment, tick=False), CaptureQueriesContext(connection) as context:
         assert timeouts.timeout_apply(game_id=game_id) == "ended"
+    # the end costs no more than a turn: every seat's place and the retired seat's count are
+    # one write, the news of the end goes out with the timeout's
+    assert len(statements(context)) <= PER_GAME, "\n".join(statements(context))
     game = Game.objects.get(pk=game_id)
     assert game.status == GameStatus.FINISHED
     seat = Seat.objects.get(game=game, index=0)
     assert seat.retired and seat.timeouts == 3 and seat.place == 2
+    other = Seat.objects.get(game=game, index=1)
+    assert other.place == 1 and other.timeouts == 1 and not other.retired  # left as it was
     assert Notification.objects.filter(game=game, kind=NotificationKind.TIMEOUT).count() == 2
     assert Notification.objects.filter(game=game, kind=NotificationKind.FINISHED).count() == 2
+    assert (game_id, -1) in after_commit  # the ratings and the tournament hear of the end
 
 
 def test_a_frozen_game_is_passed_by(make_user: Any, after_commit: list[tuple[int, int]]) -> None:
@@ -158,3 +169,31 @@ def test_a_frozen_game_is_passed_by(make_user: Any, after_commit: list[tuple[int
     assert Game.objects.get(pk=game_id).frozen
     assert not Event.objects.filter(game_id=game_id).exists()
     assert not Notification.objects.filter(game_id=game_id, kind=NotificationKind.TIMEOUT).exists()
+
+
+@pytest.mark.parametrize("kind", ["keltis", "keltis-cards"])
+def test_the_timeout_that_plays_the_last_turn_costs_no_more_than_another(
+    make_user: Any, after_commit: list[tuple[int, int]], kind: str
+) -> None:
+    """A game played to its end by timeouts alone: the last one, which ends it (scores,
+    places, everyone told), costs the six statements of any other."""
+    (game_id,) = due_games(make_user, 1, kind, days_per_move=1)
+    Game.objects.filter(pk=game_id).update(max_timeouts=1000)  # nobody retires
+    costs = []
+    game = Game.objects.get(pk=game_id)
+    while game.status == GameStatus.RUNNING:
+        assert game.deadline is not None and len(costs) < 400
+        moment = game.deadline + timedelta(minutes=1)
+        with time_machine.travel(moment, tick=False), CaptureQueriesContext(connection) as context:
+            assert timeouts.timeout_apply(game_id=game_id) == "played"
+        costs.append(len(statements(context)))
+        game.refresh_from_db()
+    assert max(costs) <= PER_GAME, costs
+    assert verify_game_chain(game) == []
+    seats = list(Seat.objects.filter(game=game).order_by("index"))
+    assert all(s.score is not None and s.place in (1, 2) for s in seats)
+    assert sorted(s.place for s in seats) in ([1, 1], [1, 2])
+    assert [s.timeouts for s in seats] == [len(costs[::2]), len(costs[1::2])]  # in turn
+    finished = Notification.objects.filter(game=game, kind=NotificationKind.FINISHED)
+    assert sorted(finished.values_list("user_id", flat=True)) == sorted(s.user_id for s in seats)
+    assert after_commit.count((game_id, -1)) == 1

@@ -170,7 +170,7 @@ def test_rows_of_several_channels_share_one_batch_each(table: Any, fake: FakeSen
         choose(user, "webhook", ChannelMode.EVERY_TURN)
     game = t.refresh()
     Notification.objects.update(status=NotificationStatus.SENT)  # the game's start: done
-    outbox.game_finished(game)
+    outbox.game_finished(game, list(game.seats.select_related("user")))
     counts = outbox.deliver_due()
     assert counts == {"sent": 2, "skipped": 2}  # the emails: the game is not over
     assert fake.batches == 1 and len(fake.sent) == 2
