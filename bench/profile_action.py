@@ -61,6 +61,9 @@ def run(args: argparse.Namespace) -> None:
     def post(turn: scale.Turn, login: bool = True) -> float:
         if login:
             client.force_login(turn.user)
+        # a browser follows the redirect, whose page shows (and drops) the POST's message: one
+        # client's messages piled up from POST to POST would be re-encoded by every later one
+        client.cookies.pop("messages", None)
         start = time.process_time()
         response = client.post(
             f"/games/{turn.game_id}/act/", {"action": turn.action, "seq": turn.seq}
