@@ -60,13 +60,24 @@ def page_marks(
     *, user_id: int | None, game_id: int | None, lobby: bool = False
 ) -> dict[int, tuple[int, str, int]]:
     """(seq, status, seats) of the game the page shows, of the viewer's open and running games
-    and, on the lobby, of every open game: one query.
+    and, on the lobby, of every open game: one query (``page_reads``)."""
+    return page_reads(user_id=user_id, game_id=game_id, lobby=lobby)[0]
+
+
+def page_reads(
+    *, user_id: int | None, game_id: int | None, lobby: bool = False
+) -> tuple[dict[int, tuple[int, str, int]], int]:
+    """``page_marks``, and the viewer's ``turn_count`` read with them: one query for both
+    (every page of a player shows the count in its header).
 
     Written in SQL: every page reads it, and the ORM took most of a millisecond to build and
     compile it each time (issue 21). ``orm_page_marks`` is the same read through the ORM (a
-    test holds the two equal). As there, the seats are counted on the rows the filter keeps:
-    all of a game the page shows or an open game on the lobby, the viewer's own elsewhere."""
+    test holds the two equal, and the count equal to ``turn_count``'s). As there, the seats
+    are counted on the rows the filter keeps: all of a game the page shows or an open game on
+    the lobby, the viewer's own elsewhere; the viewer's seats that are to move are counted on
+    the viewer's rows alone."""
     game, seat = Game._meta.db_table, Seat._meta.db_table
+    index = connection.ops.quote_name("index")
     # one SELECT per condition, joined by UNION ALL: an OR across the join would keep the
     # planner from the seat's user index and the game's key (a scan of every seat: 90 ms on
     # 100,000 games); each part reads by an index, and the rows kept are the same
@@ -74,12 +85,14 @@ def page_marks(
     params: list[object] = []
     if user_id is not None:
         parts.append(
-            f"SELECT g.id, g.seq, g.status, s.id AS seat_id FROM {seat} s "
-            f"JOIN {game} g ON g.id = s.game_id WHERE s.user_id = %s AND g.status IN (%s, %s)"
+            f"SELECT g.id, g.seq, g.status, s.id AS seat_id, CASE WHEN g.status = %s AND "
+            f"g.to_move = s.{index} AND g.frozen_at IS NULL THEN 1 ELSE 0 END AS to_move "
+            f"FROM {seat} s JOIN {game} g ON g.id = s.game_id "
+            "WHERE s.user_id = %s AND g.status IN (%s, %s)"
         )
-        params += [user_id, *ACTIVE]
+        params += [GameStatus.RUNNING, user_id, *ACTIVE]
     shown = (
-        f"SELECT g.id, g.seq, g.status, s.id AS seat_id FROM {game} g "
+        f"SELECT g.id, g.seq, g.status, s.id AS seat_id, 0 AS to_move FROM {game} g "
         f"LEFT OUTER JOIN {seat} s ON g.id = s.game_id"
     )
     if game_id is not None:
@@ -98,15 +111,16 @@ def page_marks(
         parts.append(f"{shown} WHERE g.status = %s AND g.private = %s")
         params += [GameStatus.OPEN, False]
     if not parts:
-        return {}
+        return {}, 0
     sql = (
-        f"SELECT id, seq, status, COUNT(DISTINCT seat_id) FROM ({' UNION ALL '.join(parts)}) "
-        "marks GROUP BY id, seq, status"
+        f"SELECT id, seq, status, COUNT(DISTINCT seat_id), SUM(to_move) "
+        f"FROM ({' UNION ALL '.join(parts)}) marks GROUP BY id, seq, status"
     )
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         rows = cursor.fetchall()
-    return {pk: (seq, status, seats) for pk, seq, status, seats in rows}
+    marks = {pk: (seq, status, seats) for pk, seq, status, seats, _turns in rows}
+    return marks, sum(int(turns or 0) for *_, turns in rows)
 
 
 def orm_page_marks(

@@ -13,7 +13,7 @@ from django.utils.safestring import mark_safe
 
 from games.models import Game
 from live.messages import state_id
-from live.selectors import page_marks, turn_count
+from live.selectors import page_reads, turn_count
 
 register = template.Library()
 
@@ -45,7 +45,10 @@ def _live_attrs(request: Any, game: Any, *, lobby: bool = False) -> str:
     game_id = game.pk if isinstance(game, Game) else None
     if user_id is None and game_id is None and not lobby:
         return ""
-    since = state_id(page_marks(user_id=user_id, game_id=game_id, lobby=lobby).items())
+    marks, turns = page_reads(user_id=user_id, game_id=game_id, lobby=lobby)
+    if user_id is not None and request is not None:
+        request.live_turn_count = turns  # the header's count (``live_turn_count``), read along
+    since = state_id(marks.items())
     url = settings.LIVE_STREAM_URL + reverse("live_events")
     html = format_html(' data-live-url="{}" data-live-since="{}"', url, since)
     if game_id is not None:
@@ -61,4 +64,5 @@ def live_turn_count(context: Any) -> int:
     user = getattr(request, "user", None)
     if user is None or not user.is_authenticated:
         return 0
-    return turn_count(user_id=user.pk)
+    read = getattr(request, "live_turn_count", None)  # by ``live_attrs``, on <body>: above
+    return read if read is not None else turn_count(user_id=user.pk)

@@ -145,7 +145,11 @@ def test_every_menu_mark_turn_count_and_language(
     player: Any, monkeypatch: pytest.MonkeyPatch, language: str
 ) -> None:
     for turns in (0, 1, 3):
+        # the count is read with the page's marks (live_attrs, on <body>), else on its own
         monkeypatch.setattr("live.templatetags.live.turn_count", lambda user_id, n=turns: n)
+        monkeypatch.setattr(
+            "live.templatetags.live.page_reads", lambda n=turns, **page: ({}, n)
+        )
         for user in (AnonymousUser(), player):
             for current in CURRENT_NAMES:
 
