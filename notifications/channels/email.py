@@ -181,7 +181,7 @@ class EmailSender(SimpleSender):
     @contextlib.contextmanager
     def batch(self) -> Iterator[Send]:
         with mail_session() as connection:
-            yield _Batch(connection, GameReads())
+            yield _Batch(connection, emails.MailReads())
 
     def send_test(self, user: User) -> None:
         if not user.email:

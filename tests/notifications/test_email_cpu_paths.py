@@ -26,8 +26,8 @@ from tests.notifications.conftest import Table, game_over_rows, play_turn, turn_
 pytestmark = pytest.mark.django_db
 
 #: the statements of a batch whatever its size (the claim, the rows, and read ahead: the
-#: games' seats and logs) and of each turn email (the talk check, marking it sent)
-BATCH_QUERIES, TURN_EMAIL_QUERIES = 4, 2
+#: games' seats, logs and table talk) and of each turn email (marking it sent)
+BATCH_QUERIES, TURN_EMAIL_QUERIES = 5, 1
 
 
 @pytest.fixture(autouse=True)
@@ -132,6 +132,34 @@ def test_the_talk_check_skips_only_when_there_is_nothing_to_show(table: Any) -> 
     assert emails._others_wrote(game, anna, -1)
     assert not emails._others_wrote(game, anna, game.seq + 1)  # written before that move
     assert [m.text for m in talk_selectors.messages_since_turn(game, anna, -1)] == ["hello"]
+
+
+def test_the_talk_read_ahead_answers_as_the_check_does(table: Any) -> None:
+    t = table()
+    game, anna, bela = t.refresh(), *t.users
+
+    def agree() -> None:
+        reads = emails.MailReads()
+        reads.read_talk_ahead([game])
+        for user in (anna, bela):
+            for since in (-1, 0, game.seq, game.seq + 1):
+                assert reads.others_wrote(game, user, since) == emails._others_wrote(
+                    game, user, since
+                ), (user, since)
+
+    agree()
+    talk.message_post(game_id=game.pk, user=anna, text="mine", via="page")
+    agree()
+    hidden = talk.message_post(game_id=game.pk, user=bela, text="hidden", via="page")
+    talk.message_hide(message_id=hidden.pk, staff=anna)
+    agree()
+    talk.message_post(game_id=game.pk, user=bela, text="hello", via="page")
+    agree()
+    later = emails.MailReads()
+    later.read_talk_ahead([game])
+    assert later.others_wrote(game, anna, -1) is True
+    game.seq += 1  # a later turn of the same game was not read ahead: the check asks itself
+    assert later.others_wrote(game, anna, -1) is None
 
 
 def test_a_turn_email_still_lists_what_the_others_wrote(table: Any) -> None:
