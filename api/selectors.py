@@ -98,11 +98,8 @@ def game_row(row: listings.GameRow) -> dict[str, Any]:
 
 def my_games(user: Any) -> dict[str, list[dict[str, Any]]]:
     """Running (my turn first, least time left first), open, and the latest finished."""
-    return {
-        "running": [game_row(r) for r in listings.user_running_games(user=user)],
-        "open": [game_row(r) for r in listings.user_open_games(user=user)],
-        "finished": [game_row(r) for r in listings.user_finished_games(user=user)],
-    }
+    lists = zip(("running", "open", "finished"), listings.user_game_lists(user=user), strict=True)
+    return {name: [game_row(r) for r in rows] for name, rows in lists}
 
 
 def open_games(user: Any, limit: int = 50) -> list[dict[str, Any]]:

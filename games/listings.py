@@ -33,8 +33,11 @@ from django.utils.functional import Promise
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
+from keltis_site.prepared import Prepared
+
 from .engine.registry import GAMES
 from .models import Game, GameKind, GameStatus, Seat
+from .selectors import GameReads
 
 #: the words for each engine option: (short label, explanation); a test checks that every
 #: option of every engine has its words here
@@ -252,12 +255,21 @@ def _user_id(user: Any) -> int | None:
     return user.pk if user is not None and user.is_authenticated else None
 
 
-def _rows(games: QuerySet[Game] | list[Game], *, viewer: Any, subject: Any = None) -> list[GameRow]:
+def _rows(
+    games: QuerySet[Game] | list[Game],
+    *,
+    viewer: Any,
+    subject: Any = None,
+    seats: GameReads | None = None,
+) -> list[GameRow]:
+    """The rows of ``games``; their seats prefetched (``_with_seats``), or read ahead in
+    ``seats``."""
     viewer_id = _user_id(viewer)
     subject_id = _user_id(subject) if subject is not None else viewer_id
     now = timezone.now()
     rows = []
     for game in games:
+        at_table = seats.seat_rows(game) if seats is not None else list(game.seats.all())
         players = [
             SeatRow(
                 index=seat.index,
@@ -269,9 +281,9 @@ def _rows(games: QuerySet[Game] | list[Game], *, viewer: Any, subject: Any = Non
                 place=seat.place,
                 bot_account=bool(seat.user_id and seat.user.is_bot),
             )
-            for seat in game.seats.all()
+            for seat in at_table
         ]
-        by_user = {seat.user_id: row for seat, row in zip(game.seats.all(), players, strict=True)}
+        by_user = {seat.user_id: row for seat, row in zip(at_table, players, strict=True)}
         seat = by_user.get(subject_id) if subject_id is not None else None
         viewer_seat = by_user.get(viewer_id) if viewer_id is not None else None
         running = game.status == GameStatus.RUNNING and not game.frozen
@@ -390,6 +402,54 @@ def _seen_by(games: QuerySet[Game], *, user: Any, viewer: Any) -> QuerySet[Game]
     if _user_id(viewer) is None:
         return games.filter(private=False)
     return games.filter(Q(private=False) | Q(Exists(_seat_of(viewer))))
+
+
+def _own_seats(user_id: int, status: str) -> QuerySet[Seat]:
+    """The player's seats at games of ``status``, each with its game and the game's creator:
+    the player's own lists start from their seats (one a game), so that their id is one value
+    of the SQL and the query is compiled once a process (``Prepared``); the ORM spent more
+    building and compiling these lists than the database answering them."""
+    return Seat.objects.filter(user_id=user_id, game__status=status).select_related(
+        "game__created_by"
+    )
+
+
+#: the seat's turn, on a row of ``_own_seats``
+_OWN_TURN = Q(index=F("game__to_move"))
+#: ``user_running_games``'s order for the player's own list
+_OWN_RUNNING = Prepared(
+    lambda user_id: _own_seats(user_id, GameStatus.RUNNING).order_by(
+        F("game__frozen_at").asc(nulls_first=True),
+        Case(When(_OWN_TURN, then=Value(0)), default=Value(1)),
+        Case(When(_OWN_TURN, then=F("game__deadline"))).asc(nulls_last=True),
+        "game__turn_started_at",
+        "game__pk",
+    )
+)
+_OWN_OPEN = Prepared(
+    lambda user_id: _own_seats(user_id, GameStatus.OPEN).order_by("-game__created_at", "-game__pk")
+)
+_OWN_FINISHED = Prepared(
+    lambda user_id: _own_seats(user_id, GameStatus.FINISHED).order_by(
+        "-game__finished_at", "-game__pk"
+    )[:FINISHED_GAMES_SHOWN]
+)
+
+
+def user_game_lists(*, user: Any) -> tuple[list[GameRow], list[GameRow], list[GameRow]]:
+    """The player's own running, open and finished games, as ``user_running_games``,
+    ``user_open_games`` and ``user_finished_games`` list them for the player (their games
+    page, the API): a compiled query each, and one for the seats of all of them."""
+    lists = [
+        [seat.game for seat in query.run(user.pk)]
+        for query in (_OWN_RUNNING, _OWN_OPEN, _OWN_FINISHED)
+    ]
+    seats = GameReads()
+    seats.read_ahead([game for games in lists for game in games])
+    running, waiting, finished = (
+        _rows(games, viewer=user, subject=user, seats=seats) for games in lists
+    )
+    return running, waiting, finished
 
 
 def user_running_games(*, user: Any, viewer: Any = None) -> list[GameRow]:

@@ -157,13 +157,9 @@ def leave(request: HttpRequest, game_id: int) -> HttpResponse:
 @login_required
 @require_GET
 def my_games(request: HttpRequest) -> HttpResponse:
-    user = request.user
+    running, waiting, finished = listings.user_game_lists(user=request.user)
     return render(
         request,
         "games/my_games.html",
-        {
-            "running_games": listings.user_running_games(user=user),
-            "open_games": listings.user_open_games(user=user),
-            "finished_games": listings.user_finished_games(user=user),
-        },
+        {"running_games": running, "open_games": waiting, "finished_games": finished},
     )

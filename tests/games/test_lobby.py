@@ -342,6 +342,54 @@ def test_my_turn_ordering_is_one_query_for_many_games(make_user: Any) -> None:
     assert len(queries) == 2  # the games (ordered in SQL), their seats with users
 
 
+def test_the_players_own_lists_are_the_three_listings(make_user: Any) -> None:
+    """``user_game_lists`` (compiled queries from the player's seats, one read of the seats)
+    lists what ``user_running_games``, ``user_open_games`` and ``user_finished_games`` list,
+    in their order: turns with and without deadlines, a frozen game, a bot to move, private
+    tables, and more finished games than are shown."""
+    me, olga, bot_game_maker = make_user("me"), make_user("olga"), make_user()
+    now = timezone.now()
+    for index, (to_move, days, deadline, frozen) in enumerate(
+        [(0, 1, True, False), (1, 2, True, False), (0, 5, False, False), (1, 9, True, True),
+         (0, 3, True, False), (1, 3, True, False)]
+    ):  # fmt: skip
+        game = game_create(creator=olga, kind=("keltis", "keltis-cards")[index % 2],
+                           player_count=2, private=index == 4)  # fmt: skip
+        game_join(game_id=game.pk, user=me, admitted=True)
+        started = now - timedelta(days=days, hours=index)
+        Game.objects.filter(pk=game.pk).update(
+            to_move=to_move, turn_started_at=started,
+            deadline=started + timedelta(days=10) if deadline else None,
+            frozen_at=now if frozen else None,
+        )  # fmt: skip
+    game_create(creator=me, kind="keltis-cards", player_count=3)
+    game_create(creator=bot_game_maker, kind="keltis", player_count=2)  # not mine
+    for index in range(listings.FINISHED_GAMES_SHOWN + 2):
+        game = game_create(creator=me, kind="keltis", player_count=2)
+        game_join(game_id=game.pk, user=olga)
+        Game.objects.filter(pk=game.pk).update(
+            status=GameStatus.FINISHED, to_move=None, finished_at=now - timedelta(hours=index % 5)
+        )
+        Seat.objects.filter(game=game, user=me).update(score=index, place=1 + index % 2)
+
+    three = (
+        listings.user_running_games(user=me),
+        listings.user_open_games(user=me),
+        listings.user_finished_games(user=me),
+    )
+    with CaptureQueriesContext(connection) as queries:
+        own = listings.user_game_lists(user=me)
+    assert len(queries) == 4  # three lists, the seats of all their games
+    assert [len(rows) for rows in own] == [6, 1, listings.FINISHED_GAMES_SHOWN]
+    for mine, listed in zip(own, three, strict=True):
+        assert [row.game.pk for row in mine] == [row.game.pk for row in listed]
+        assert mine == listed  # every field of every row: seats, turn, deadline, words
+    # I hold seat 1: three games wait for me, one of them frozen (it waits for nobody)
+    assert [row.is_subject_turn for row in own[0]].count(True) == 2
+    assert own[0][-1].frozen  # frozen games last
+    assert listings.user_game_lists(user=make_user()) == ([], [], [])
+
+
 def test_home_says_in_how_many_games_it_is_my_turn(client: Client, make_user: Any) -> None:
     me = make_user()
     game = game_create(creator=make_user(), kind="keltis", player_count=2)
