@@ -750,6 +750,9 @@ def bench_requests(args: argparse.Namespace, results: Results, pieces: list[str]
         "page": (want_page, "game page, in process (test client)", "process"),
         # the same pages at once again: the position unchanged, its drawings read from the cache
         "page_again": (want_page, "game page read again, in process", "process"),
+        # the player's own list of games (15 a player on the default fill): the page they
+        # open between moves
+        "my_games": (want_page, "my games page, in process (test client)", "process"),
         "action": (want_action, "action, in process (action_submit)", "process"),
         "page_http": (want_page, "game page over HTTP (GET)", "server"),
         "page_http_again": (want_page, "game page read again over HTTP", "server"),
@@ -760,10 +763,10 @@ def bench_requests(args: argparse.Namespace, results: Results, pieces: list[str]
     floor = Floor(args.db, args.seed + 1)
     client = Client()  # one client: a new one would load the middleware (whitenoise) again
 
-    def page(turn: Turn) -> None:
-        response = client.get(f"/games/{turn.game_id}/")
+    def page(turn: Turn, path: str = "") -> None:
+        response = client.get(path or f"/games/{turn.game_id}/")
         if response.status_code != 200:
-            raise RuntimeError(f"game {turn.game_id}: page {response.status_code}")
+            raise RuntimeError(f"{path or turn.game_id}: page {response.status_code}")
 
     n = args.batch
     with http_server() as server:
@@ -779,6 +782,8 @@ def bench_requests(args: argparse.Namespace, results: Results, pieces: list[str]
             if want_page:
                 measured["page"] = in_process(turns(ids[:size]), page, client)
                 measured["page_again"] = in_process(turns(ids[:size]), page, client)
+                mine = partial(page, path="/games/mine/")
+                measured["my_games"] = in_process(turns(ids[:size]), mine, client)
             if want_action:
                 measured["action"] = in_process(turns(ids[size : 2 * size]), action_in_process)
             batch = turns(ids[2 * size :], logged_in=True)

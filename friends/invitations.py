@@ -37,6 +37,7 @@ from accounts.models import User
 from games import services as game_services
 from games.models import Game, GameStatus
 from games.services import CannotJoin, GameServiceError
+from keltis_site.prepared import Prepared
 from tournaments.leagues import LeagueError, league_join, may_organise
 
 from .models import Invitation, InvitationStatus, MailStatus, OptOut
@@ -347,14 +348,24 @@ def held_seats_expression() -> Any:
     return Subquery(pending, output_field=IntegerField())
 
 
+#: a player's pending invitations to an open table or an active league, newest first, with
+#: what their rows show: compiled once a process (keltis_site.prepared), since the player's
+#: games page asks on every view and most players have none (the ORM's building and compiling
+#: was nearly all of that answer)
+_PENDING_FOR = Prepared(
+    lambda user_id: Invitation.objects.filter(status=InvitationStatus.PENDING, invitee_id=user_id)
+    .filter(Q(game__status=GameStatus.OPEN) | Q(league__active=True))
+    .select_related("game", "league", "inviter")
+    .order_by("-created_at")
+)
+
+
 def pending_for(user: User) -> list[Invitation]:
-    """The invitations waiting for ``user``'s answer, newest first (their games page, the API)."""
-    return list(
-        _pending(invitee=user)
-        .filter(Q(game__status=GameStatus.OPEN) | Q(league__active=True))
-        .select_related("game", "league", "inviter")
-        .order_by("-created_at")
-    )
+    """The invitations waiting for ``user``'s answer, newest first (their games page, the API):
+    those not expired yet (``_pending``), the rows the sweep has not marked expired yet left out
+    here."""
+    now = timezone.now()
+    return [row for row in _PENDING_FOR.run(user.pk) if row.expires_at > now]
 
 
 def table_invitations(game: Game) -> list[Invitation]:

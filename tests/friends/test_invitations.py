@@ -162,3 +162,28 @@ def test_the_data_export_holds_invitations_and_blocks_but_no_link_secret(make_us
     assert [i["game"] for i in theirs["invitations_received"]] == [game.pk]
     assert "friend@example.org" not in str(theirs)  # another's address stays with its inviter
     assert not any(secret in str(mine) + str(theirs) for secret in secrets)
+
+
+def test_a_players_pending_invitations_are_the_open_ones_newest_first(
+    make_user: Any, django_assert_num_queries: Any
+) -> None:
+    """``pending_for`` (a compiled query, the not yet expired kept in Python) lists what the
+    ORM's filter on ``_pending`` lists: pending, not expired, to an open table."""
+    anna, bela, cecil = make_user("anna"), make_user("bela"), make_user("cecil")
+    older, newer, expired, declined = (table(anna, ["cecil"]) for _ in range(4))
+    Invitation.objects.filter(game=older).update(created_at=timezone.now() - timedelta(hours=1))
+    Invitation.objects.filter(game=expired).update(expires_at=timezone.now() - timedelta(minutes=1))
+    Invitation.objects.filter(game=declined).update(status=InvitationStatus.DECLINED)
+    table(anna, ["bela"])  # someone else's
+    with django_assert_num_queries(1):
+        pending = invitations.pending_for(cecil)
+    assert [row.game for row in pending] == [newer, older]
+    assert pending == list(
+        invitations._pending(invitee=cecil)
+        .filter(game__status=GameStatus.OPEN)
+        .order_by("-created_at")
+    )
+    assert [row.inviter for row in pending] == [anna, anna]  # read with the rows
+    Game.objects.filter(pk=newer.pk).update(status=GameStatus.CANCELLED)
+    assert [row.game for row in invitations.pending_for(cecil)] == [older]
+    assert invitations.pending_for(bela) != [] and invitations.pending_for(make_user()) == []
