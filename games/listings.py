@@ -8,7 +8,7 @@ in words. Writes live in ``games.services``; the game page has its own reads in
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
@@ -395,100 +395,105 @@ def _seat_of(user: Any) -> QuerySet[Seat]:
     return Seat.objects.filter(game=OuterRef("pk"), user=user)
 
 
-def _seen_by(games: QuerySet[Game], *, user: Any, viewer: Any) -> QuerySet[Game]:
-    """``user``'s games as ``viewer`` may see them: a private table only if they sit at it."""
-    if viewer is None or _user_id(viewer) == _user_id(user):
-        return games
-    if _user_id(viewer) is None:
-        return games.filter(private=False)
-    return games.filter(Q(private=False) | Q(Exists(_seat_of(viewer))))
-
-
 def _own_seats(user_id: int, status: str) -> QuerySet[Seat]:
     """The player's seats at games of ``status``, each with its game and the game's creator:
-    the player's own lists start from their seats (one a game), so that their id is one value
-    of the SQL and the query is compiled once a process (``Prepared``); the ORM spent more
-    building and compiling these lists than the database answering them."""
+    a player's lists start from their seats (one a game), so that their id is one value of the
+    SQL, and the player's own lists are compiled once a process (``Prepared``): the ORM spent
+    more building and compiling them than the database answering them."""
     return Seat.objects.filter(user_id=user_id, game__status=status).select_related(
         "game__created_by"
     )
 
 
+def _seen_by(seats: QuerySet[Seat], *, user: Any, viewer: Any) -> QuerySet[Seat]:
+    """``user``'s seats at the games ``viewer`` may see: a private table only if they sit at
+    it."""
+    if viewer is None or _user_id(viewer) == _user_id(user):
+        return seats
+    if _user_id(viewer) is None:
+        return seats.filter(game__private=False)
+    viewer_seated = Exists(Seat.objects.filter(game=OuterRef("game"), user=viewer))
+    return seats.filter(Q(game__private=False) | Q(viewer_seated))
+
+
 #: the seat's turn, on a row of ``_own_seats``
 _OWN_TURN = Q(index=F("game__to_move"))
-#: ``user_running_games``'s order for the player's own list
-_OWN_RUNNING = Prepared(
-    lambda user_id: _own_seats(user_id, GameStatus.RUNNING).order_by(
-        F("game__frozen_at").asc(nulls_first=True),
+
+
+def _running_first(seats: QuerySet[Seat]) -> QuerySet[Seat]:
+    """The games where it is the seat's turn first, the least time left first (games without
+    a deadline last); then the others' turns, the longest waiting first; frozen games last."""
+    return seats.order_by(
+        F("game__frozen_at").asc(nulls_first=True),  # frozen games wait for nobody: last
         Case(When(_OWN_TURN, then=Value(0)), default=Value(1)),
         Case(When(_OWN_TURN, then=F("game__deadline"))).asc(nulls_last=True),
         "game__turn_started_at",
         "game__pk",
     )
-)
-_OWN_OPEN = Prepared(
-    lambda user_id: _own_seats(user_id, GameStatus.OPEN).order_by("-game__created_at", "-game__pk")
-)
+
+
+def _newest_first(seats: QuerySet[Seat]) -> QuerySet[Seat]:
+    return seats.order_by("-game__created_at", "-game__pk")
+
+
+def _latest_finished(seats: QuerySet[Seat], limit: int = FINISHED_GAMES_SHOWN) -> QuerySet[Seat]:
+    return seats.order_by("-game__finished_at", "-game__pk")[:limit]
+
+
+_OWN_RUNNING = Prepared(lambda user_id: _running_first(_own_seats(user_id, GameStatus.RUNNING)))
+_OWN_OPEN = Prepared(lambda user_id: _newest_first(_own_seats(user_id, GameStatus.OPEN)))
 _OWN_FINISHED = Prepared(
-    lambda user_id: _own_seats(user_id, GameStatus.FINISHED).order_by(
-        "-game__finished_at", "-game__pk"
-    )[:FINISHED_GAMES_SHOWN]
+    lambda user_id: _latest_finished(_own_seats(user_id, GameStatus.FINISHED))
 )
+
+
+def _seat_lists(
+    lists: list[Iterable[Seat]], *, viewer: Any, subject: Any
+) -> list[list[GameRow]]:
+    """The rows of the games of each list of ``subject``'s seats, the seats of all those
+    games read in one query."""
+    games = [[seat.game for seat in seats] for seats in lists]
+    at_tables = GameReads()
+    at_tables.read_ahead([game for some in games for game in some])
+    return [_rows(some, viewer=viewer, subject=subject, seats=at_tables) for some in games]
 
 
 def user_game_lists(*, user: Any) -> tuple[list[GameRow], list[GameRow], list[GameRow]]:
-    """The player's own running, open and finished games, as ``user_running_games``,
-    ``user_open_games`` and ``user_finished_games`` list them for the player (their games
-    page, the API): a compiled query each, and one for the seats of all of them."""
-    lists = [
-        [seat.game for seat in query.run(user.pk)]
-        for query in (_OWN_RUNNING, _OWN_OPEN, _OWN_FINISHED)
-    ]
-    seats = GameReads()
-    seats.read_ahead([game for games in lists for game in games])
-    running, waiting, finished = (
-        _rows(games, viewer=user, subject=user, seats=seats) for games in lists
+    """The player's own running, open and finished games (their games page, the API), as
+    ``user_running_games``, ``user_open_games`` and ``user_finished_games`` list them: a
+    compiled query each, and one for the seats of all of them."""
+    running, waiting, finished = _seat_lists(
+        [query.run(user.pk) for query in (_OWN_RUNNING, _OWN_OPEN, _OWN_FINISHED)],
+        viewer=user,
+        subject=user,
     )
     return running, waiting, finished
 
 
+def _user_list(
+    user: Any, viewer: Any, status: str, order: Callable[[QuerySet[Seat]], QuerySet[Seat]]
+) -> list[GameRow]:
+    seats = _seen_by(_own_seats(user.pk, status), user=user, viewer=viewer)
+    return _seat_lists([order(seats)], viewer=viewer or user, subject=user)[0]
+
+
 def user_running_games(*, user: Any, viewer: Any = None) -> list[GameRow]:
-    """The running games of ``user``: those where it is the user's turn first, the least time
-    left first (games without a deadline last); then the others' turns, the longest waiting
-    first; frozen games last. The order is the query's: one query for the games, one for
-    their seats."""
-    my_deadline = Case(When(subject_to_move=True, then=F("deadline")))
-    running = Game.objects.filter(Exists(_seat_of(user)), status=GameStatus.RUNNING)
-    games = (
-        _seen_by(running, user=user, viewer=viewer)
-        .annotate(subject_to_move=Exists(_seat_of(user).filter(index=OuterRef("to_move"))))
-        .order_by(
-            F("frozen_at").asc(nulls_first=True),  # frozen games wait for nobody: last
-            "-subject_to_move",
-            my_deadline.asc(nulls_last=True),
-            "turn_started_at",
-            "pk",
-        )
-    )
-    return _rows(_with_seats(games), viewer=viewer or user, subject=user)
+    """The running games of ``user`` in ``_running_first``'s order, as ``viewer`` may see them:
+    one query for the games, one for their seats."""
+    return _user_list(user, viewer, GameStatus.RUNNING, _running_first)
 
 
 def user_open_games(*, user: Any, viewer: Any = None) -> list[GameRow]:
-    mine = Game.objects.filter(Exists(_seat_of(user)), status=GameStatus.OPEN)
-    games = _seen_by(mine, user=user, viewer=viewer).order_by("-created_at", "-pk")
-    return _rows(_with_seats(games), viewer=viewer or user, subject=user)
+    return _user_list(user, viewer, GameStatus.OPEN, _newest_first)
 
 
 def user_finished_games(
     *, user: Any, viewer: Any = None, limit: int = FINISHED_GAMES_SHOWN
 ) -> list[GameRow]:
     """The user's most recently finished games, with places and scores on the seats."""
-    games = _seen_by(
-        Game.objects.filter(Exists(_seat_of(user)), status=GameStatus.FINISHED),
-        user=user,
-        viewer=viewer,
-    ).order_by("-finished_at", "-pk")
-    return _rows(_with_seats(games)[:limit], viewer=viewer or user, subject=user)
+    return _user_list(
+        user, viewer, GameStatus.FINISHED, lambda seats: _latest_finished(seats, limit)
+    )
 
 
 def user_turn_count(*, user: Any) -> int:

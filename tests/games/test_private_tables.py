@@ -62,6 +62,8 @@ def test_strangers_see_nothing_of_a_private_table(client: Client, make_user: Any
     ]
     client.force_login(make_user("stranger"))
     assert [client.get(url).status_code for url in pages] == [404, 404, 404]
+    profile = client.get(reverse("player_profile", args=[anna.username])).content.decode()
+    assert f"/games/{game.pk}/" not in profile  # nor on its player's profile
     client.logout()
     assert [client.get(url).status_code for url in pages] == [404, 404, 404]
     profile = client.get(reverse("player_profile", args=[anna.username])).content.decode()
