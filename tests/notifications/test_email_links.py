@@ -314,6 +314,21 @@ def test_tokens_emailed_before_the_kept_signers_still_read() -> None:
         links.unsign(links.UNSUBSCRIBE, links.sign(links.ACTION, payload))
 
 
+def test_a_token_is_djangos_own_byte_for_byte(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The kept signer works its HMAC key out once; each token is still what
+    ``signing.dumps`` makes of the payload at the same second, for every purpose."""
+    from django.core import signing
+
+    monkeypatch.setattr("time.time", lambda: 1_764_000_000.5)
+    for purpose, payload in [(links.ACTION, [7, 1, 40, 41, "lay r7"]), (links.UNSUBSCRIBE, [5])]:
+        salt = f"{links.SALT}.{purpose}"
+        assert links.sign(purpose, payload) == signing.dumps(payload, salt=salt)
+    other = links._signer(f"{links.SALT}.{links.ACTION}", "another key, " + "y" * 40)
+    assert other.signature("a:b") == signing.Signer(
+        key="another key, " + "y" * 40, salt=f"{links.SALT}.{links.ACTION}"
+    ).signature("a:b")
+
+
 def test_a_new_secret_key_signs_at_once(settings: Any) -> None:
     token = links.sign(links.UNSUBSCRIBE, [5])
     settings.SECRET_KEY = "another secret key, rotated, " + "x" * 40
