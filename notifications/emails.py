@@ -29,7 +29,7 @@ from django.db import DatabaseError, connections, router
 from django.db.models import Max
 from django.template.loader import render_to_string
 from django.urls import reverse
-from django.utils import timezone, translation
+from django.utils import formats, timezone, translation
 from django.utils.timesince import timeuntil
 from django.utils.translation import gettext as _
 
@@ -496,9 +496,16 @@ class MailReads(selectors.GameReads):
 
 
 def _deadline(game: Game, now: datetime) -> dict[str, Any]:
+    """The deadline in the reader's time zone and words, formatted once for the text and the
+    HTML part (as the ``date`` filter would: each part formatting it anew cost more than
+    the rest of the line)."""
     if game.deadline is None:
-        return {"deadline": None, "time_left": ""}
-    return {"deadline": game.deadline, "time_left": timeuntil(game.deadline, now)}
+        return {"deadline": None, "deadline_text": "", "time_left": ""}
+    return {
+        "deadline": game.deadline,
+        "deadline_text": formats.date_format(timezone.localtime(game.deadline), "DATETIME_FORMAT"),
+        "time_left": timeuntil(game.deadline, now),
+    }
 
 
 # -- turn and reminder ----------------------------------------------------------------------------
