@@ -214,12 +214,13 @@ STATIC_URL = "static/"
 STATIC_ROOT = Path(env.str("STATIC_ROOT", default=str(BASE_DIR / "staticfiles")))
 # Whitenoise serves the collected files from the app. In production the names carry a hash of
 # the content (cached for ever by browsers) and gzip/brotli copies are served when accepted;
-# that needs `manage.py collectstatic`. DEBUG and the tests keep Django's plain storage.
+# that needs `manage.py collectstatic`; each URL is worked out once a process
+# (keltis_site/static_storage.py). DEBUG and the tests keep Django's plain storage.
 if not DEBUG:
     STORAGES = {
         "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
         "staticfiles": {
-            "BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage",
+            "BACKEND": "keltis_site.static_storage.StaticStorage",
         },
     }
 
