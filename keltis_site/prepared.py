@@ -10,8 +10,8 @@ value and runs the SQL: the rows become model instances exactly as the queryset 
 them (``from_db``, ``select_related`` objects attached), the same SQL goes to the database.
 
 Only for querysets of one shape (filters on the values ``build`` takes, each appearing once in
-the SQL; no ``known related objects``); kept per database alias, since the SQL depends on the
-backend.
+the SQL; no ``known related objects``); annotations are set on the objects as the queryset
+sets them. Kept per database alias, since the SQL depends on the backend.
 """
 
 from __future__ import annotations
@@ -68,13 +68,14 @@ class Prepared(Generic[M]):
             if iterable is not ValuesListIterable or queryset.query.annotations:
                 raise ValueError("a values_list() of plain columns only: their rows as they come")
             # values_list(): rows, no objects
-            compiled = (sql, list(params), slots, None, 0, 0, [], [], converters, compiler)
+            compiled = (sql, list(params), slots, None, 0, 0, [], [], {}, converters, compiler)
         else:
             start, end = klass_info["select_fields"][0], klass_info["select_fields"][-1] + 1
             init_list = [f[0].target.attname for f in select[start:end]]
             compiled = (
                 sql, list(params), slots, klass_info["model"], start, end, init_list,
-                get_related_populators(klass_info, select, alias), converters, compiler,
+                get_related_populators(klass_info, select, alias),
+                dict(compiler.annotation_col_map), converters, compiler,
             )  # fmt: skip
         with self._lock:
             self._compiled[alias] = compiled
@@ -103,7 +104,7 @@ class Prepared(Generic[M]):
     def run(self, *values: Any, using: str = "default") -> list[M]:
         """The objects the queryset built with ``values`` would give, in its order."""
         compiled, rows = self._rows(values, using)
-        _, _, _, model, start, end, init_list, populators, _, _ = compiled
+        _, _, _, model, start, end, init_list, populators, annotations, _, _ = compiled
         if model is None:
             raise ValueError("run() makes objects; a values_list() queryset gives rows()")
         objects = []
@@ -111,8 +112,30 @@ class Prepared(Generic[M]):
             obj = model.from_db(using, init_list, row[start:end])
             for populator in populators:
                 populator.populate(row, obj)
+            for name, position in annotations.items():  # as ModelIterable sets them
+                setattr(obj, name, row[position])
             objects.append(obj)
         return objects
+
+
+class PreparedCount:
+    """``build().count()`` for a queryset of no values (a list of the site's own, such as the
+    lobby's), the statement written once per database alias: ``SELECT COUNT(*)`` over the
+    queryset's own SQL, ordering left out. The ORM built and compiled the count anew on each
+    page, window functions and all."""
+
+    def __init__(self, build: Callable[[], QuerySet[Any]]) -> None:
+        self._build = build
+        self._sql: dict[str, tuple[str, list[Any]]] = {}
+
+    def run(self, using: str = "default") -> int:
+        found = self._sql.get(using)
+        if found is None:
+            sql, params = self._build().order_by().query.get_compiler(using=using).as_sql()
+            found = self._sql[using] = (f"SELECT COUNT(*) FROM ({sql}) counted", list(params))
+        with connections[using].cursor() as cursor:
+            cursor.execute(*found)
+            return int(cursor.fetchone()[0])
 
 
 class PreparedUpdate:

@@ -117,3 +117,51 @@ def test_a_query_of_two_values_takes_each_in_its_place(make_user: Any) -> None:
     assert prepared.rows(game.pk, 2) == [(2, "")]
     with pytest.raises(ValueError):
         prepared.rows(game.pk)  # a value short
+
+
+def test_annotations_are_set_on_the_objects_as_the_queryset_sets_them(make_user: Any) -> None:
+    from django.db.models import Count, F, Window
+
+    started_game(make_user)
+    started_game(make_user)
+
+    def build() -> Any:
+        return (
+            Game.objects.annotate(
+                seated=Count("seats"),
+                newest=Window(Count("pk"), partition_by=[F("kind")]),
+            )
+            .select_related("created_by")
+            .order_by("-pk")
+        )
+
+    prepared = Prepared(build).run()
+    expected = list(build())
+    assert [(g.pk, g.seated, g.newest) for g in prepared] == [
+        (g.pk, g.seated, g.newest) for g in expected
+    ]
+    assert [g.created_by.username for g in prepared] == [g.created_by.username for g in expected]
+
+
+def test_a_prepared_count_counts_what_the_queryset_counts(
+    make_user: Any, django_assert_num_queries: Any
+) -> None:
+    from django.db.models import F, Window
+    from django.db.models.functions import RowNumber
+
+    from keltis_site.prepared import PreparedCount
+
+    def first_of_each_creator() -> Any:  # a filter on a window: Django wraps it in a subquery
+        rank = Window(RowNumber(), partition_by=[F("created_by")], order_by=F("pk").desc())
+        return Game.objects.annotate(rank=rank).filter(rank=1).order_by("-pk")
+
+    counted = PreparedCount(first_of_each_creator)
+    assert counted.run() == 0
+    anna = make_user()
+    for _ in range(3):
+        game_create(creator=anna, kind="keltis", player_count=2)
+    game_create(creator=make_user(), kind="keltis", player_count=2)
+    expected = first_of_each_creator().count()
+    with django_assert_num_queries(1):
+        assert counted.run() == expected == 2
+    assert PreparedCount(lambda: Game.objects.all()).run() == 4
