@@ -753,6 +753,8 @@ def bench_requests(args: argparse.Namespace, results: Results, pieces: list[str]
         # the player's own list of games (15 a player on the default fill): the page they
         # open between moves
         "my_games": (want_page, "my games page, in process (test client)", "process"),
+        # the lobby: a page of open games and the latest running ones, as a player sees it
+        "lobby": (want_page, "lobby page, in process (test client)", "process"),
         "action": (want_action, "action, in process (action_submit)", "process"),
         "page_http": (want_page, "game page over HTTP (GET)", "server"),
         "page_http_again": (want_page, "game page read again over HTTP", "server"),
@@ -784,6 +786,8 @@ def bench_requests(args: argparse.Namespace, results: Results, pieces: list[str]
                 measured["page_again"] = in_process(turns(ids[:size]), page, client)
                 mine = partial(page, path="/games/mine/")
                 measured["my_games"] = in_process(turns(ids[:size]), mine, client)
+                lobby = partial(page, path="/games/")
+                measured["lobby"] = in_process(turns(ids[:size]), lobby, client)
             if want_action:
                 measured["action"] = in_process(turns(ids[size : 2 * size]), action_in_process)
             batch = turns(ids[2 * size :], logged_in=True)

@@ -1,13 +1,14 @@
 """Reads for the lobby, my-games, player-profile and home pages.
 
-Each function runs a fixed number of queries (seats and their users are prefetched) and returns
-plain rows the templates only display: who sits where, whose turn it is, what the options mean
-in words. Writes live in ``games.services``; the game page has its own reads in
-``games.selectors``.
+Each function runs a fixed number of queries (the seats of a list's games, with their users, in
+one query) and returns plain rows the templates only display: who sits where, whose turn it is,
+what the options mean in words. Writes live in ``games.services``; the game page has its own
+reads in ``games.selectors``.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -20,7 +21,6 @@ from django.db.models import (
     Exists,
     F,
     OuterRef,
-    Prefetch,
     Q,
     QuerySet,
     Value,
@@ -33,7 +33,7 @@ from django.utils.functional import Promise
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
-from keltis_site.prepared import Prepared
+from keltis_site.prepared import Prepared, PreparedCount
 
 from .engine.registry import GAMES
 from .models import Game, GameKind, GameStatus, Seat
@@ -246,30 +246,24 @@ class GameRow:
         return self.viewer_seat is not None and self.viewer_seat.index == 0
 
 
-def _with_seats(games: QuerySet[Game]) -> QuerySet[Game]:
-    seats = Seat.objects.select_related("user").order_by("index")
-    return games.select_related("created_by").prefetch_related(Prefetch("seats", queryset=seats))
-
-
 def _user_id(user: Any) -> int | None:
     return user.pk if user is not None and user.is_authenticated else None
 
 
 def _rows(
-    games: QuerySet[Game] | list[Game],
+    games: Iterable[Game],
     *,
     viewer: Any,
+    seats: GameReads,
     subject: Any = None,
-    seats: GameReads | None = None,
 ) -> list[GameRow]:
-    """The rows of ``games``; their seats prefetched (``_with_seats``), or read ahead in
-    ``seats``."""
+    """The rows of ``games``, their seats read ahead in ``seats`` (one query for a list)."""
     viewer_id = _user_id(viewer)
     subject_id = _user_id(subject) if subject is not None else viewer_id
     now = timezone.now()
     rows = []
     for game in games:
-        at_table = seats.seat_rows(game) if seats is not None else list(game.seats.all())
+        at_table = seats.seat_rows(game)
         players = [
             SeatRow(
                 index=seat.index,
@@ -355,20 +349,61 @@ def _with_seats_held(games: QuerySet[Game]) -> QuerySet[Game]:
     return games.annotate(seats_held=total)
 
 
-def lobby_open_games(*, creator: Any = None) -> QuerySet[Game]:
+def _open_to_all() -> QuerySet[Game]:
+    return _with_seats_held(
+        Game.objects.filter(status=GameStatus.OPEN, private=False).select_related("created_by")
+    )
+
+
+class OpenGames:
+    """The lobby's open games, at most LOBBY_GAMES_PER_CREATOR of each creator, newest first
+    (``_few_per_creator``), as Django's paginator reads them: their count, and the games of a
+    slice (a page), each a query compiled once a process. Building and compiling the window
+    functions and the held seats' subqueries took the ORM longer than running them."""
+
+    def count(self) -> int:
+        return _OPEN_COUNT.run()
+
+    def __getitem__(self, part: slice) -> list[Game]:
+        start, stop = part.start or 0, part.stop
+        if part.step not in (None, 1) or stop is None or not 0 <= start <= stop:
+            raise TypeError("the open games are read a slice from a start to a stop")
+        if start == stop:  # the empty lobby's one page (the ORM answers it without SQL too)
+            return []
+        return _open_slice(start, stop).run()
+
+
+_OPEN_COUNT = PreparedCount(lambda: _few_per_creator(_open_to_all()))
+
+
+@functools.lru_cache(maxsize=64)
+def _open_slice(start: int, stop: int) -> Prepared[Game]:
+    """A page of ``OpenGames``, compiled once (the pages read are few: past the last one the
+    pager shows the last)."""
+    return Prepared(lambda: _few_per_creator(_open_to_all())[start:stop])
+
+
+def lobby_open_games(*, creator: Any = None) -> OpenGames | QuerySet[Game]:
     """Games waiting for players, newest first, to paginate: at most LOBBY_GAMES_PER_CREATOR
-    of each creator, or every one of ``creator``'s; each knows its seats held for the people
-    invited (``seats_held``)."""
-    games = _with_seats_held(Game.objects.filter(status=GameStatus.OPEN, private=False))
+    of each creator (``OpenGames``), or every one of ``creator``'s; each knows its seats held
+    for the people invited (``seats_held``). Their seats are read with their rows
+    (``open_game_rows``)."""
     if creator is not None:
-        return _with_seats(games.filter(created_by=creator).order_by("-created_at", "-pk"))
-    return _with_seats(_few_per_creator(games))
+        return _open_to_all().filter(created_by=creator).order_by("-created_at", "-pk")
+    return OpenGames()
 
 
-def open_game_rows(games: Any, *, viewer: Any) -> list[GameRow]:
+def open_game_rows(
+    games: Iterable[Game], *, viewer: Any, seats: GameReads | None = None
+) -> list[GameRow]:
     """Rows of a page of ``lobby_open_games``; the last row of a creator whose other open games
-    were left out says how many (``more_by_creator``)."""
-    rows = _rows(games, viewer=viewer)
+    were left out says how many (``more_by_creator``). Their seats are read in one query, or
+    were read ahead in ``seats``."""
+    games = list(games)
+    if seats is None:
+        seats = GameReads()
+        seats.read_ahead(games)
+    rows = _rows(games, viewer=viewer, seats=seats)
     return [
         replace(row, more_by_creator=row.game.creator_total - LOBBY_GAMES_PER_CREATOR)
         if getattr(row.game, "creator_rank", 0) == LOBBY_GAMES_PER_CREATOR
@@ -378,16 +413,28 @@ def open_game_rows(games: Any, *, viewer: Any) -> list[GameRow]:
     ]
 
 
-def recent_running_games(*, viewer: Any, limit: int = RUNNING_GAMES_SHOWN) -> list[GameRow]:
-    """The most recently started running games, to look at.
-
-    Not cut per creator as the open games are: the window would run over every running game
-    (four times the time of this query at 30,000 of them), for a list nobody needs to find
-    a game in."""
-    games = Game.objects.filter(status=GameStatus.RUNNING, private=False).order_by(
-        "-started_at", "-pk"
+#: the most recently started running games, to look at. Not cut per creator as the open games
+#: are: the window would run over every running game (four times the time of this query at
+#: 30,000 of them), for a list nobody needs to find a game in. Compiled once a process.
+_RECENT_RUNNING = Prepared(
+    lambda: (
+        Game.objects.filter(status=GameStatus.RUNNING, private=False)
+        .select_related("created_by")
+        .order_by("-started_at", "-pk")[:RUNNING_GAMES_SHOWN]
     )
-    return _rows(_with_seats(games)[:limit], viewer=viewer)
+)
+
+
+def lobby_rows(open_games: Iterable[Game], *, viewer: Any) -> tuple[list[GameRow], list[GameRow]]:
+    """The lobby's two lists: the rows of a page of open games (``lobby_open_games``) and of
+    the latest running games, the seats of both read in one query."""
+    waiting, running = list(open_games), _RECENT_RUNNING.run()
+    at_tables = GameReads()
+    at_tables.read_ahead(waiting + running)
+    return (
+        open_game_rows(waiting, viewer=viewer, seats=at_tables),
+        _rows(running, viewer=viewer, seats=at_tables),
+    )
 
 
 # -- one player's games -------------------------------------------------------------------------

@@ -37,14 +37,15 @@ def lobby(request: HttpRequest) -> HttpResponse:
     pager = paginate(
         request, listings.lobby_open_games(creator=creator), per_page=listings.LOBBY_PAGE_SIZE
     )
+    open_games, running_games = listings.lobby_rows(pager.items, viewer=request.user)
     return render(
         request,
         "games/lobby.html",
         {
             "creator": creator,
             "pager": pager,
-            "open_games": listings.open_game_rows(pager.items, viewer=request.user),
-            "running_games": listings.recent_running_games(viewer=request.user),
+            "open_games": open_games,
+            "running_games": running_games,
             # live.js follows every open game (live/): the list changes as games open and fill
             "live_lobby": True,
         },

@@ -101,6 +101,55 @@ def test_lobby_queries_do_not_grow_with_the_games(client: Client, make_user: Any
     assert count() == before
 
 
+def test_the_lobby_pages_its_compiled_lists_in_five_queries(
+    client: Client, make_user: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The open games, a few of each creator and newest first, a page at a time with their
+    count, and the latest running games: each list a query compiled once, the seats of both
+    lists one query more, and the live marks the page follows (``live_lobby``)."""
+    monkeypatch.setattr(listings, "LOBBY_PAGE_SIZE", 2)
+    anna, bela = make_user("anna"), make_user("bela")
+    anna_1, anna_2 = (game_create(creator=anna, kind="keltis", player_count=3) for _ in "12")
+    bela_1 = game_create(creator=bela, kind="keltis-cards", player_count=2)
+    anna_3 = game_create(creator=anna, kind="keltis", player_count=4)
+    running = []
+    for kind in ("keltis", "keltis-cards"):
+        game = game_create(creator=make_user(), kind=kind, player_count=2)
+        game_join(game_id=game.pk, user=make_user())
+        running.append(game.pk)
+
+    def lobby(page: int) -> Any:
+        with CaptureQueriesContext(connection) as queries:
+            response = client.get(reverse("lobby"), {"page": page})
+        assert response.status_code == 200
+        assert len(queries) == 5, [q["sql"] for q in queries]
+        return response.context
+
+    first, second = lobby(1), lobby(2)
+    assert [r.game.pk for r in first["open_games"]] == [anna_3.pk, bela_1.pk]
+    assert [r.game.pk for r in second["open_games"]] == [anna_2.pk]  # anna_1: one too many
+    assert [r.more_by_creator for r in second["open_games"]] == [1]
+    assert first["pager"].page.paginator.count == 3 and first["pager"].next_url
+    assert [r.seated for r in first["open_games"]] == [1, 1]
+    assert [r.players[0].username for r in first["open_games"]] == ["anna", "bela"]
+    assert [r.kind for r in first["open_games"]] == ["Keltis", "Keltis: the card game"]
+    assert [r.game.pk for r in first["running_games"]] == running[::-1]
+    assert [len(r.players) for r in first["running_games"]] == [2, 2]
+    assert lobby(99)["open_games"] == second["open_games"]  # past the end: the last page
+    assert anna_1.pk not in {r.game.pk for r in first["open_games"] + second["open_games"]}
+
+
+def test_a_games_name_is_djangos_own_in_every_language() -> None:
+    from django.utils import translation
+
+    field = Game._meta.get_field("kind")
+    for language in ("en", "hu", "pl", "cs", "sk", "ru", "de"):
+        with translation.override(language):
+            for kind in ("keltis", "keltis-cards", "unknown"):
+                game = Game(kind=kind)
+                assert game.get_kind_display() == game._get_FIELD_display(field)
+
+
 # -- creating a game ----------------------------------------------------------------------------
 def test_create_form_makes_an_open_game_with_options_and_bots(
     client: Client, make_user: Any
