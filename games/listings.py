@@ -9,7 +9,7 @@ reads in ``games.selectors``.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
@@ -452,14 +452,10 @@ def _own_seats(user_id: int, status: str) -> QuerySet[Seat]:
     )
 
 
-def _seen_by(seats: QuerySet[Seat], *, user: Any, viewer: Any) -> QuerySet[Seat]:
-    """``user``'s seats at the games ``viewer`` may see: a private table only if they sit at
+def _seen_by_player(seats: QuerySet[Seat], viewer_id: int) -> QuerySet[Seat]:
+    """The seats at the games another player may see: a private table only if they sit at
     it."""
-    if viewer is None or _user_id(viewer) == _user_id(user):
-        return seats
-    if _user_id(viewer) is None:
-        return seats.filter(game__private=False)
-    viewer_seated = Exists(Seat.objects.filter(game=OuterRef("game"), user=viewer))
+    viewer_seated = Exists(Seat.objects.filter(game=OuterRef("game"), user_id=viewer_id))
     return seats.filter(Q(game__private=False) | Q(viewer_seated))
 
 
@@ -487,11 +483,41 @@ def _latest_finished(seats: QuerySet[Seat], limit: int = FINISHED_GAMES_SHOWN) -
     return seats.order_by("-game__finished_at", "-game__pk")[:limit]
 
 
-_OWN_RUNNING = Prepared(lambda user_id: _running_first(_own_seats(user_id, GameStatus.RUNNING)))
-_OWN_OPEN = Prepared(lambda user_id: _newest_first(_own_seats(user_id, GameStatus.OPEN)))
-_OWN_FINISHED = Prepared(
-    lambda user_id: _latest_finished(_own_seats(user_id, GameStatus.FINISHED))
-)
+#: who looks at a player's lists: the player (every game), a visitor (the public games), another
+#: player (the public games and the private tables they sit at too)
+OWN, VISITOR, PLAYER = "own", "visitor", "player"
+
+
+@functools.cache
+def _list_query(status: str, seen_by: str) -> Prepared[Seat]:
+    """The query of a player's seats at games of ``status`` for one kind of viewer, compiled
+    once a process: the player's id (and another player's) are its values."""
+    order = {
+        GameStatus.RUNNING: _running_first,
+        GameStatus.OPEN: _newest_first,
+        GameStatus.FINISHED: _latest_finished,
+    }[GameStatus(status)]
+    if seen_by == PLAYER:
+        return Prepared(
+            lambda user_id, viewer_id: order(
+                _seen_by_player(_own_seats(user_id, status), viewer_id)
+            )
+        )
+    if seen_by == VISITOR:
+        return Prepared(
+            lambda user_id: order(_own_seats(user_id, status).filter(game__private=False))
+        )
+    return Prepared(lambda user_id: order(_own_seats(user_id, status)))
+
+
+def _seats_seen(user: Any, viewer: Any, status: str) -> list[Seat]:
+    """``user``'s seats at games of ``status`` that ``viewer`` may see (None: the player)."""
+    user_id, viewer_id, status = user.pk, _user_id(viewer), GameStatus(status).value
+    if viewer is None or viewer_id == user_id:
+        return _list_query(status, OWN).run(user_id)
+    if viewer_id is None:
+        return _list_query(status, VISITOR).run(user_id)
+    return _list_query(status, PLAYER).run(user_id, viewer_id)
 
 
 def _seat_lists(
@@ -505,42 +531,33 @@ def _seat_lists(
     return [_rows(some, viewer=viewer, subject=subject, seats=at_tables) for some in games]
 
 
+def game_lists(*, user: Any, viewer: Any = None, statuses: Sequence[str]) -> list[list[GameRow]]:
+    """``user``'s games of each of ``statuses`` (running: their turns first, the least time
+    left first; open: the newest first; finished: the latest FINISHED_GAMES_SHOWN) as
+    ``viewer`` may see them (None: the player): a compiled query a list, and one for the
+    seats of all their games."""
+    lists = [_seats_seen(user, viewer, status) for status in statuses]
+    return _seat_lists(lists, viewer=viewer or user, subject=user)
+
+
 def user_game_lists(*, user: Any) -> tuple[list[GameRow], list[GameRow], list[GameRow]]:
-    """The player's own running, open and finished games (their games page, the API), as
-    ``user_running_games``, ``user_open_games`` and ``user_finished_games`` list them: a
-    compiled query each, and one for the seats of all of them."""
-    running, waiting, finished = _seat_lists(
-        [query.run(user.pk) for query in (_OWN_RUNNING, _OWN_OPEN, _OWN_FINISHED)],
-        viewer=user,
-        subject=user,
-    )
+    """The player's own running, open and finished games (their games page, the API)."""
+    statuses = (GameStatus.RUNNING, GameStatus.OPEN, GameStatus.FINISHED)
+    running, waiting, finished = game_lists(user=user, statuses=statuses)
     return running, waiting, finished
 
 
-def _user_list(
-    user: Any, viewer: Any, status: str, order: Callable[[QuerySet[Seat]], QuerySet[Seat]]
-) -> list[GameRow]:
-    seats = _seen_by(_own_seats(user.pk, status), user=user, viewer=viewer)
-    return _seat_lists([order(seats)], viewer=viewer or user, subject=user)[0]
-
-
 def user_running_games(*, user: Any, viewer: Any = None) -> list[GameRow]:
-    """The running games of ``user`` in ``_running_first``'s order, as ``viewer`` may see them:
-    one query for the games, one for their seats."""
-    return _user_list(user, viewer, GameStatus.RUNNING, _running_first)
+    return game_lists(user=user, viewer=viewer, statuses=[GameStatus.RUNNING])[0]
 
 
 def user_open_games(*, user: Any, viewer: Any = None) -> list[GameRow]:
-    return _user_list(user, viewer, GameStatus.OPEN, _newest_first)
+    return game_lists(user=user, viewer=viewer, statuses=[GameStatus.OPEN])[0]
 
 
-def user_finished_games(
-    *, user: Any, viewer: Any = None, limit: int = FINISHED_GAMES_SHOWN
-) -> list[GameRow]:
+def user_finished_games(*, user: Any, viewer: Any = None) -> list[GameRow]:
     """The user's most recently finished games, with places and scores on the seats."""
-    return _user_list(
-        user, viewer, GameStatus.FINISHED, lambda seats: _latest_finished(seats, limit)
-    )
+    return game_lists(user=user, viewer=viewer, statuses=[GameStatus.FINISHED])[0]
 
 
 def user_turn_count(*, user: Any) -> int:

@@ -14,6 +14,7 @@ from django.views.decorators.http import require_GET
 
 from accounts import blocks
 from games import listings
+from games.models import GameStatus
 
 from . import rating_selectors
 
@@ -21,14 +22,17 @@ from . import rating_selectors
 @require_GET
 def profile(request: HttpRequest, username: str) -> HttpResponse:
     player = get_object_or_404(listings.players(), username=username)
+    running, finished = listings.game_lists(
+        user=player, viewer=request.user, statuses=[GameStatus.RUNNING, GameStatus.FINISHED]
+    )
     return render(
         request,
         "tournaments/players/profile.html",
         {
             "player": player,
             "counts": listings.player_counts(user=player),
-            "running_games": listings.user_running_games(user=player, viewer=request.user),
-            "finished_games": listings.user_finished_games(user=player, viewer=request.user),
+            "running_games": running,
+            "finished_games": finished,
             # current rating, history and chart per game
             "ratings": rating_selectors.player_ratings(player),
             # the viewer's block button (None: their own page, or nobody logged in)

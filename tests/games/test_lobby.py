@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from django.contrib.auth.models import AnonymousUser
 from django.contrib.staticfiles import finders
 from django.db import connection
 from django.test import Client
@@ -391,11 +392,12 @@ def test_my_turn_ordering_is_one_query_for_many_games(make_user: Any) -> None:
     assert len(queries) == 2  # the games (ordered in SQL), their seats with users
 
 
-def test_the_players_own_lists_are_the_three_listings(make_user: Any) -> None:
-    """``user_game_lists`` (compiled queries from the player's seats, one read of the seats)
-    lists what ``user_running_games``, ``user_open_games`` and ``user_finished_games`` list,
-    in their order: turns with and without deadlines, a frozen game, a bot to move, private
-    tables, and more finished games than are shown."""
+def test_a_players_lists_are_what_the_orm_lists_for_every_viewer(make_user: Any) -> None:
+    """A player's lists (compiled queries from their seats, one for each kind of viewer, and
+    one read of the seats) are the rows of what the ORM's querysets of the same builders give,
+    in their order, for the player, a visitor, a stranger and a player of the private table:
+    turns with and without deadlines, a frozen game, private tables, and more finished games
+    than are shown."""
     me, olga, bot_game_maker = make_user("me"), make_user("olga"), make_user()
     now = timezone.now()
     for index, (to_move, days, deadline, frozen) in enumerate(
@@ -421,18 +423,36 @@ def test_the_players_own_lists_are_the_three_listings(make_user: Any) -> None:
         )
         Seat.objects.filter(game=game, user=me).update(score=index, place=1 + index % 2)
 
-    three = (
-        listings.user_running_games(user=me),
-        listings.user_open_games(user=me),
-        listings.user_finished_games(user=me),
-    )
+    def by_the_orm(viewer: Any) -> list[list[listings.GameRow]]:
+        def seen(status: str) -> Any:
+            seats = listings._own_seats(me.pk, status)
+            if viewer is None or viewer == me:
+                return seats
+            if not viewer.is_authenticated:
+                return seats.filter(game__private=False)
+            return listings._seen_by_player(seats, viewer.pk)
+
+        orders = (listings._running_first, listings._newest_first, listings._latest_finished)
+        statuses = (GameStatus.RUNNING, GameStatus.OPEN, GameStatus.FINISHED)
+        lists = [list(order(seen(s))) for order, s in zip(orders, statuses, strict=True)]
+        return listings._seat_lists(lists, viewer=viewer or me, subject=me)
+
+    statuses = [GameStatus.RUNNING, GameStatus.OPEN, GameStatus.FINISHED]
     with CaptureQueriesContext(connection) as queries:
         own = listings.user_game_lists(user=me)
     assert len(queries) == 4  # three lists, the seats of all their games
     assert [len(rows) for rows in own] == [6, 1, listings.FINISHED_GAMES_SHOWN]
-    for mine, listed in zip(own, three, strict=True):
-        assert [row.game.pk for row in mine] == [row.game.pk for row in listed]
-        assert mine == listed  # every field of every row: seats, turn, deadline, words
+    private = Game.objects.get(private=True)
+    seated = Seat.objects.exclude(user=me).get(game=private).user  # olga
+    for viewer in (None, me, AnonymousUser(), make_user("stranger"), seated):
+        listed = listings.game_lists(user=me, viewer=viewer, statuses=statuses)
+        expected = by_the_orm(viewer)
+        for compiled, orm in zip(listed, expected, strict=True):
+            assert [row.game.pk for row in compiled] == [row.game.pk for row in orm]
+            assert compiled == orm  # every field of every row: seats, turn, deadline, words
+        shown = {row.game.pk for row in listed[0]}
+        assert (private.pk in shown) == (viewer in (None, me, seated)), viewer
+    assert list(own) == listings.game_lists(user=me, viewer=me, statuses=statuses)
     # I hold seat 1: three games wait for me, one of them frozen (it waits for nobody)
     assert [row.is_subject_turn for row in own[0]].count(True) == 2
     assert own[0][-1].frozen  # frozen games last
