@@ -696,6 +696,13 @@ def in_process(
     return times, cpu, queries / len(batch)
 
 
+def other_profiles(batch: list[Turn], page: Callable[..., None]) -> Callable[[Turn], None]:
+    """``page`` for each turn's player of the profile of the next turn's player."""
+    nxt = zip(batch, batch[1:] + batch[:1], strict=True)
+    other = {turn.game_id: after.user.username for turn, after in nxt}
+    return lambda turn: page(turn, path=f"/players/{other[turn.game_id]}/")
+
+
 def action_in_process(turn: Turn) -> None:
     from games.services import action_submit
 
@@ -755,6 +762,8 @@ def bench_requests(args: argparse.Namespace, results: Results, pieces: list[str]
         "my_games": (want_page, "my games page, in process (test client)", "process"),
         # the lobby: a page of open games and the latest running ones, as a player sees it
         "lobby": (want_page, "lobby page, in process (test client)", "process"),
+        # another player's profile: their running and finished games as this player may see them
+        "profile": (want_page, "another player's profile, in process (test client)", "process"),
         "action": (want_action, "action, in process (action_submit)", "process"),
         "page_http": (want_page, "game page over HTTP (GET)", "server"),
         "page_http_again": (want_page, "game page read again over HTTP", "server"),
@@ -788,6 +797,8 @@ def bench_requests(args: argparse.Namespace, results: Results, pieces: list[str]
                 measured["my_games"] = in_process(turns(ids[:size]), mine, client)
                 lobby = partial(page, path="/games/")
                 measured["lobby"] = in_process(turns(ids[:size]), lobby, client)
+                batch = turns(ids[:size])
+                measured["profile"] = in_process(batch, other_profiles(batch, page), client)
             if want_action:
                 measured["action"] = in_process(turns(ids[size : 2 * size]), action_in_process)
             batch = turns(ids[2 * size :], logged_in=True)
