@@ -547,19 +547,6 @@ def user_game_lists(*, user: Any) -> tuple[list[GameRow], list[GameRow], list[Ga
     return running, waiting, finished
 
 
-def user_running_games(*, user: Any, viewer: Any = None) -> list[GameRow]:
-    return game_lists(user=user, viewer=viewer, statuses=[GameStatus.RUNNING])[0]
-
-
-def user_open_games(*, user: Any, viewer: Any = None) -> list[GameRow]:
-    return game_lists(user=user, viewer=viewer, statuses=[GameStatus.OPEN])[0]
-
-
-def user_finished_games(*, user: Any, viewer: Any = None) -> list[GameRow]:
-    """The user's most recently finished games, with places and scores on the seats."""
-    return game_lists(user=user, viewer=viewer, statuses=[GameStatus.FINISHED])[0]
-
-
 def user_turn_count(*, user: Any) -> int:
     """In how many running games it is ``user``'s turn (one query; frozen games wait for
     nobody)."""

@@ -342,7 +342,7 @@ def test_my_games_shows_deadlines_and_sorts_my_turns_by_time_left(
     Game.objects.filter(pk=games[3].pk).update(to_move=1, deadline=START + timedelta(hours=1))
 
     with CaptureQueriesContext(connection) as queries:
-        rows = listings.user_running_games(user=me)
+        [rows] = listings.game_lists(user=me, statuses=[GameStatus.RUNNING])
     assert len(queries) == 2  # the order is the query's
     assert [r.game.pk for r in rows] == [games[1].pk, games[0].pk, games[2].pk, games[3].pk]
 

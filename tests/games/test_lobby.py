@@ -388,7 +388,7 @@ def test_my_turn_ordering_is_one_query_for_many_games(make_user: Any) -> None:
         game = game_create(creator=make_user(), kind="keltis", player_count=2)
         game_join(game_id=game.pk, user=me)
     with CaptureQueriesContext(connection) as queries:
-        listings.user_running_games(user=me)
+        listings.game_lists(user=me, statuses=[GameStatus.RUNNING])
     assert len(queries) == 2  # the games (ordered in SQL), their seats with users
 
 
