@@ -355,6 +355,11 @@ def _open_to_all() -> QuerySet[Game]:
     )
 
 
+def _open_listed() -> QuerySet[Game]:
+    """The open games the lobby lists, a few of each creator (``OpenGames``)."""
+    return _few_per_creator(_open_to_all())
+
+
 class OpenGames:
     """The lobby's open games, at most LOBBY_GAMES_PER_CREATOR of each creator, newest first
     (``_few_per_creator``), as Django's paginator reads them: their count, and the games of a
@@ -373,14 +378,14 @@ class OpenGames:
         return _open_slice(start, stop).run()
 
 
-_OPEN_COUNT = PreparedCount(lambda: _few_per_creator(_open_to_all()))
+_OPEN_COUNT = PreparedCount(_open_listed)
 
 
 @functools.lru_cache(maxsize=64)
 def _open_slice(start: int, stop: int) -> Prepared[Game]:
     """A page of ``OpenGames``, compiled once (the pages read are few: past the last one the
     pager shows the last)."""
-    return Prepared(lambda: _few_per_creator(_open_to_all())[start:stop])
+    return Prepared(lambda: _open_listed()[start:stop])
 
 
 def lobby_open_games(*, creator: Any = None) -> OpenGames | QuerySet[Game]:
